@@ -1,0 +1,146 @@
+import CMagickWand
+import Foundation
+
+/// Decoded pixels with their metadata, from ``ImageSource/image(at:)`` or
+/// ``ImageSource/thumbnail(maxPixelSize:)``.
+///
+/// ```swift
+/// let upright = try source.image(at: 0).orientedCopy()
+/// try upright.write(to: URL(fileURLWithPath: "upright.png"), as: .png)
+/// ```
+///
+/// `Image` is an immutable `Sendable` value. Its wand is only ever read under a lock, and every
+/// operation works on a clone (ImageMagick shares the pixel cache copy-on-write), so any number of
+/// threads may encode or copy the same image at once.
+public struct Image: Sendable {
+    private let storage: Storage
+    /// Width of the pixels in pixels.
+    public let width: Int
+    /// Height of the pixels in pixels.
+    public let height: Int
+    /// How the pixels must still be turned to appear upright; ``Orientation/up`` for thumbnails
+    /// and after ``orientedCopy()``.
+    public let orientation: Orientation
+
+    /// Wraps a wand holding exactly one image; the image takes ownership.
+    init(wand: Wand, orientation: Orientation) {
+        MagickSetFirstIterator(wand.pointer)
+        storage = Storage(wand: wand)
+        width = wand.width
+        height = wand.height
+        self.orientation = orientation
+    }
+
+    /// Width as a viewer shows it, after ``orientation``.
+    public var orientedWidth: Int { orientation.swapsWidthAndHeight ? height : width }
+    /// Height as a viewer shows it, after ``orientation``.
+    public var orientedHeight: Int { orientation.swapsWidthAndHeight ? width : height }
+
+    /// A copy whose pixels are turned upright, with ``orientation`` ``Orientation/up`` and the
+    /// metadata kept (the EXIF orientation reset to 1).
+    ///
+    /// Stands on `MagickFlopImage`, `MagickRotateImage`, `MagickTransposeImage` and friends, as
+    /// `MagickAutoOrientImage` does.
+    public func orientedCopy() throws(MagickIOError) -> Image {
+        let wand = storage.cloneWand()
+        try wand.applyOrientation(orientation)
+        return Image(wand: wand, orientation: .up)
+    }
+
+    /// The image encoded in `format`.
+    ///
+    /// Pixels are written as they are (call ``orientedCopy()`` first to turn them upright); JPEG
+    /// output is flattened onto white. Stands on `MagickGetImageBlob`.
+    ///
+    /// - Throws: ``MagickIOError/Kind/encodingFailed`` when the coder is missing or fails.
+    public func encoded(as format: EncodingFormat) throws(MagickIOError) -> Data {
+        guard format.isAvailable else {
+            throw MagickIOError(.encodingFailed, "this ImageMagick has no \(format.magickName) encoder")
+        }
+        let wand = storage.cloneWand()
+        let pointer = wand.pointer
+        try wand.check(MagickSetImageFormat(pointer, format.magickName), fallback: .encodingFailed)
+        if let quality = format.quality {
+            let clamped = min(max(quality, 1), 100)
+            try wand.check(MagickSetImageCompressionQuality(pointer, Int(clamped)), fallback: .encodingFailed)
+        }
+        if !format.keepsAlpha, MagickGetImageAlphaChannel(pointer) != MagickFalse {
+            try wand.flattenOntoWhite()
+        }
+        var length = 0
+        guard let blob = MagickGetImageBlob(pointer, &length), length > 0 else {
+            throw MagickIOError(exception: wand.takeException(minimum: ErrorException), fallback: .encodingFailed)
+        }
+        defer { MagickRelinquishMemory(blob) }
+        return Data(bytes: blob, count: length)
+    }
+
+    /// Encodes the image and writes it to `url`, replacing any file there atomically.
+    ///
+    /// - Throws: ``MagickIOError`` of kind `encodingFailed` or `io`.
+    public func write(to url: URL, as format: EncodingFormat) throws(MagickIOError) {
+        let data = try encoded(as: format)
+        do {
+            try data.write(to: url, options: .atomic)
+        } catch {
+            throw MagickIOError(.io, "cannot write \(url.path): \(error.localizedDescription)")
+        }
+    }
+
+    /// The pixels, 8 bits per channel, in `layout`, as stored (not turned upright).
+    ///
+    /// Stands on `MagickExportImagePixels`.
+    public func pixels(_ layout: PixelBuffer.Layout) throws(MagickIOError) -> PixelBuffer {
+        let wand = storage.cloneWand()
+        let bytesPerRow = width * layout.bytesPerPixel
+        var bytes = [UInt8](repeating: 0, count: bytesPerRow * height)
+        let status = bytes.withUnsafeMutableBytes { raw in
+            MagickExportImagePixels(wand.pointer, 0, 0, width, height, layout.map, CharPixel, raw.baseAddress)
+        }
+        try wand.check(status, fallback: .corruptImage)
+        return PixelBuffer(layout: layout, width: width, height: height, bytesPerRow: bytesPerRow, bytes: bytes)
+    }
+
+    /// The image's properties as decoded (metadata included).
+    public var properties: ImageProperties {
+        let wand = storage.cloneWand()
+        let format = wand.imageFormat
+        var properties = ImageProperties(wand: wand, format: format)
+        properties.orientation = orientation
+        return properties
+    }
+}
+
+extension Image {
+    /// Owns the image's wand. The wand is touched only under `lock`, and only to clone it.
+    final class Storage: @unchecked Sendable {
+        private let wand: Wand
+        private let lock = NSLock()
+
+        init(wand: Wand) {
+            self.wand = wand
+        }
+
+        func cloneWand() -> Wand {
+            lock.withLock { wand.clone() }
+        }
+    }
+}
+
+extension Wand {
+    /// ImageMagick's format of the current image, lowercased.
+    var imageFormat: ImageFormat {
+        guard let name = MagickGetImageFormat(pointer) else { return ImageFormat(rawValue: "") }
+        defer { MagickRelinquishMemory(name) }
+        return ImageFormat(rawValue: String(cString: name))
+    }
+
+    /// Composites the image onto opaque white and drops the alpha channel.
+    func flattenOntoWhite() throws(MagickIOError) {
+        let white = NewPixelWand()
+        defer { DestroyPixelWand(white) }
+        PixelSetColor(white, "white")
+        try check(MagickSetImageBackgroundColor(pointer, white), fallback: .encodingFailed)
+        try check(MagickSetImageAlphaChannel(pointer, RemoveAlphaChannel), fallback: .encodingFailed)
+    }
+}

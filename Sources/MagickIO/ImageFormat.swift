@@ -1,0 +1,96 @@
+import CMagickWand
+import Foundation
+
+/// An image file format, told from the content (never from the file name).
+///
+/// ```swift
+/// let source = try ImageSource(url: url)
+/// if source.format == .heic { ... }
+/// print(source.format)   // "jpeg"
+/// ```
+///
+/// Formats without a static member keep ImageMagick's name, lowercased (`"tga"`, `"psd"`).
+public struct ImageFormat: RawRepresentable, Sendable, Hashable, CustomStringConvertible, Codable {
+    /// The lowercase name, e.g. `"jpeg"`.
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue.lowercased()
+    }
+
+    public var description: String { rawValue }
+
+    public static let jpeg = ImageFormat(rawValue: "jpeg")
+    public static let png = ImageFormat(rawValue: "png")
+    public static let gif = ImageFormat(rawValue: "gif")
+    public static let webp = ImageFormat(rawValue: "webp")
+    public static let tiff = ImageFormat(rawValue: "tiff")
+    public static let heic = ImageFormat(rawValue: "heic")
+    public static let avif = ImageFormat(rawValue: "avif")
+    public static let bmp = ImageFormat(rawValue: "bmp")
+
+    /// The formats MagickIO decodes: recognised by their signature bytes in Swift and read with
+    /// exactly that ImageMagick coder. Other content is refused before ImageMagick sees it.
+    public static let decodable: Set<ImageFormat> = [.jpeg, .png, .gif, .webp, .tiff, .bmp, .heic, .avif]
+
+    /// The ImageMagick coder for this format.
+    var magickName: String {
+        rawValue.uppercased()
+    }
+
+    /// Whether ImageMagick carries the orientation of this format in its EXIF/TIFF tag.
+    var hasOrientationTag: Bool {
+        self == .jpeg || self == .tiff || self == .heic || self == .avif
+    }
+}
+
+extension ImageFormat {
+    /// Recognises a format from its first bytes, or nil.
+    static func sniff(_ bytes: Data) -> ImageFormat? {
+        let head = [UInt8](bytes.prefix(32))
+        func starts(with signature: [UInt8], at offset: Int = 0) -> Bool {
+            head.count >= offset + signature.count && Array(head[offset..<offset + signature.count]) == signature
+        }
+        if starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
+        if starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        if starts(with: Array("GIF87a".utf8)) || starts(with: Array("GIF89a".utf8)) { return .gif }
+        if starts(with: Array("RIFF".utf8)) && starts(with: Array("WEBP".utf8), at: 8) { return .webp }
+        if starts(with: [0x49, 0x49, 0x2A, 0x00]) || starts(with: [0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
+        if starts(with: Array("BM".utf8)) && head.count >= 18 { return .bmp }
+        if starts(with: Array("ftyp".utf8), at: 4) { return sniffISOBrand(bytes) }
+        return nil
+    }
+
+    /// HEIC or AVIF from the `ftyp` box's major and compatible brands.
+    private static func sniffISOBrand(_ bytes: Data) -> ImageFormat? {
+        let box = [UInt8](bytes.prefix(64))
+        guard box.count >= 12 else { return nil }
+        let size = min(Int(box[0]) << 24 | Int(box[1]) << 16 | Int(box[2]) << 8 | Int(box[3]), box.count)
+        var brands: [String] = []
+        var offset = 8
+        while offset + 4 <= max(size, 12) {
+            brands.append(String(decoding: box[offset..<offset + 4], as: UTF8.self))
+            offset += offset == 8 ? 8 : 4  // the minor version follows the major brand
+        }
+        if brands.contains(where: { $0 == "avif" || $0 == "avis" }) { return .avif }
+        if brands.contains(where: { ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1"].contains($0) }) {
+            return .heic
+        }
+        return nil
+    }
+
+    /// ImageMagick's name for content MagickIO does not decode, from its magic table only (no coder
+    /// runs), so that the error can say what the content is.
+    static func magickGuess(_ bytes: Data) -> ImageFormat? {
+        MagickRuntime.start()
+        let exception = AcquireExceptionInfo()
+        defer { DestroyExceptionInfo(exception) }
+        let info = bytes.prefix(8192).withUnsafeBytes { raw -> UnsafePointer<MagicInfo>? in
+            guard let base = raw.bindMemory(to: UInt8.self).baseAddress else { return nil }
+            return GetMagicInfo(base, raw.count, exception)
+        }
+        guard let info, let name = GetMagicName(info) else { return nil }
+        let format = ImageFormat(rawValue: String(cString: name))
+        return format.rawValue.isEmpty ? nil : format
+    }
+}

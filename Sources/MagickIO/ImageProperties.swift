@@ -1,0 +1,91 @@
+import CMagickWand
+
+/// What a frame's header says, read without decoding its pixels.
+///
+/// ```swift
+/// let p = try ImageSource(url: url).properties(at: 0)
+/// print(p.pixelWidth, p.pixelHeight, p.orientation)   // 4032 3024 right
+/// print(p.orientedWidth, p.orientedHeight)            // 3024 4032
+/// ```
+///
+/// Stands on `MagickPingImageBlob` and the `MagickGetImage…` getters.
+public struct ImageProperties: Sendable, Hashable {
+    /// The format of the content.
+    public var format: ImageFormat
+    /// Width of the stored pixels.
+    public var pixelWidth: Int
+    /// Height of the stored pixels.
+    public var pixelHeight: Int
+    /// How the stored pixels must be turned to appear upright.
+    public var orientation: Orientation
+    /// Whether the frame has an alpha channel.
+    public var hasAlpha: Bool
+    /// ImageMagick's colour space name, lowercased (`srgb`, `cmyk`, `gray`, ...).
+    public var colorSpace: String
+    /// Bits per channel as stored.
+    public var bitDepth: Int
+    /// Resolution in pixels per inch, when the file gives one.
+    public var resolution: Resolution?
+    /// The EXIF tags ImageMagick exposes, keyed by tag name without the `exif:` prefix
+    /// (`"Make"`, `"DateTimeOriginal"`, ...).
+    public var exif: [String: String]
+
+    /// A resolution in pixels per inch.
+    public struct Resolution: Sendable, Hashable {
+        public var x: Double
+        public var y: Double
+    }
+
+    /// Width as a viewer shows it, after ``orientation``.
+    public var orientedWidth: Int {
+        orientation.swapsWidthAndHeight ? pixelHeight : pixelWidth
+    }
+
+    /// Height as a viewer shows it, after ``orientation``.
+    public var orientedHeight: Int {
+        orientation.swapsWidthAndHeight ? pixelWidth : pixelHeight
+    }
+}
+
+extension ImageProperties {
+    /// Reads the properties of the wand's current image (pinged or decoded).
+    init(wand: Wand, format: ImageFormat) {
+        let pointer = wand.pointer
+        self.format = format
+        pixelWidth = wand.width
+        pixelHeight = wand.height
+        orientation = format.hasOrientationTag ? wand.orientation : .up
+        hasAlpha = MagickGetImageAlphaChannel(pointer) != MagickFalse
+        colorSpace = Self.colorSpaceName(MagickGetImageColorspace(pointer))
+        bitDepth = Int(MagickGetImageDepth(pointer))
+        var x = 0.0, y = 0.0
+        MagickGetImageResolution(pointer, &x, &y)
+        if x > 0, y > 0 {
+            // ImageMagick keeps the file's unit; report pixels per inch.
+            let perCentimetre = MagickGetImageUnits(pointer) == PixelsPerCentimeterResolution
+            resolution = perCentimetre ? Resolution(x: x * 2.54, y: y * 2.54) : Resolution(x: x, y: y)
+        }
+        var tags: [String: String] = [:]
+        for (key, value) in wand.properties(matching: "exif:*") {
+            tags[String(key.dropFirst("exif:".count))] = value
+        }
+        exif = tags
+    }
+
+    static func colorSpaceName(_ space: ColorspaceType) -> String {
+        guard let name = CommandOptionToMnemonic(MagickColorspaceOptions, Int(space.rawValue)) else {
+            return "undefined"
+        }
+        return String(cString: name).lowercased()
+    }
+}
+
+extension Wand {
+    /// The current image's EXIF orientation: ImageMagick's field, or the `exif:Orientation`
+    /// property when the field was left undefined.
+    var orientation: Orientation {
+        let field = Int(MagickGetImageOrientation(pointer).rawValue)
+        if (1...8).contains(field) { return Orientation(exifValue: field) }
+        return Orientation(exifValue: property("exif:Orientation").flatMap { Int($0) } ?? 1)
+    }
+}

@@ -1,0 +1,77 @@
+import CMagickWand
+
+/// How the stored pixels must be turned to appear upright, with EXIF's values and ImageIO's names.
+///
+/// A missing tag, 0, or any value outside 1...8 is ``up``. MagickIO honours the tag for JPEG,
+/// TIFF and HEIC/AVIF.
+///
+/// ```swift
+/// let p = try source.properties(at: 0)
+/// if p.orientation.swapsWidthAndHeight { ... }
+/// ```
+public enum Orientation: Int, Sendable, Hashable, CaseIterable, Codable {
+    /// Stored upright (EXIF 1).
+    case up = 1
+    /// Mirrored left to right (EXIF 2).
+    case upMirrored = 2
+    /// Turned 180° (EXIF 3).
+    case down = 3
+    /// Mirrored top to bottom (EXIF 4).
+    case downMirrored = 4
+    /// Mirrored along the main diagonal, a transpose (EXIF 5).
+    case leftMirrored = 5
+    /// Must be turned 90° clockwise to be upright (EXIF 6).
+    case right = 6
+    /// Mirrored along the anti-diagonal, a transverse (EXIF 7).
+    case rightMirrored = 7
+    /// Must be turned 90° anticlockwise to be upright (EXIF 8).
+    case left = 8
+
+    /// The orientation for an EXIF value; anything outside 1...8 is ``up``.
+    public init(exifValue: Int) {
+        self = Orientation(rawValue: exifValue) ?? .up
+    }
+
+    /// Whether showing the image upright swaps its width and height (EXIF 5 to 8).
+    public var swapsWidthAndHeight: Bool {
+        rawValue >= 5
+    }
+
+    /// ImageMagick's value for this orientation (the enum values are EXIF's).
+    var magickValue: OrientationType {
+        OrientationType(UInt32(rawValue))
+    }
+}
+
+extension Wand {
+    /// Turns the current image's pixels upright for `orientation` and marks it ``Orientation/up``.
+    ///
+    /// Stands on `MagickFlopImage`, `MagickFlipImage`, `MagickTransposeImage`,
+    /// `MagickTransverseImage` and `MagickRotateImage`, as `MagickAutoOrientImage` does, but from the
+    /// orientation MagickIO decided on rather than ImageMagick's field.
+    func applyOrientation(_ orientation: Orientation) throws(MagickIOError) {
+        let status: MagickBooleanType
+        switch orientation {
+        case .up: status = MagickTrue
+        case .upMirrored: status = MagickFlopImage(pointer)
+        case .down: status = rotate(180)
+        case .downMirrored: status = MagickFlipImage(pointer)
+        case .leftMirrored: status = MagickTransposeImage(pointer)
+        case .right: status = rotate(90)
+        case .rightMirrored: status = MagickTransverseImage(pointer)
+        case .left: status = rotate(270)
+        }
+        try check(status, fallback: .corruptImage)
+        try check(MagickSetImageOrientation(pointer, TopLeftOrientation), fallback: .corruptImage)
+        // Keep the EXIF block, if kept at all, in step with the pixels.
+        if property("exif:Orientation") != nil {
+            MagickSetImageProperty(pointer, "exif:Orientation", "1")
+        }
+    }
+
+    private func rotate(_ degrees: Double) -> MagickBooleanType {
+        let background = NewPixelWand()
+        defer { DestroyPixelWand(background) }
+        return MagickRotateImage(pointer, background, degrees)
+    }
+}

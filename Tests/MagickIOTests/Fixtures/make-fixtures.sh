@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Regenerates the test fixtures in this folder. Needs ImageMagick 6 (`convert`), exiftool and
+# python3. The outputs are committed; rerun only to change them.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+# The asymmetric test picture, as a viewer must show it: 96x64, red top-left, lime top-right,
+# blue bottom-left, yellow bottom-right (quadrant edges on 16-px JPEG block boundaries).
+convert -size 48x32 xc:red xc:lime +append \( -size 48x32 xc:blue xc:yellow +append \) -append \
+    -depth 8 quadrants.png
+
+# Stored pixels for EXIF orientation N are the upright picture put through the inverse of N's
+# transform, so that applying N shows the picture upright again.
+inverse=(
+    [1]=""
+    [2]="-flop"
+    [3]="-rotate 180"
+    [4]="-flip"
+    [5]="-transpose"
+    [6]="-rotate 270"
+    [7]="-transverse"
+    [8]="-rotate 90"
+)
+for n in 1 2 3 4 5 6 7 8; do
+    # shellcheck disable=SC2086
+    convert quadrants.png ${inverse[$n]} -sampling-factor 1x1 -quality 95 "orient-$n.jpg"
+    exiftool -q -overwrite_original -n -Orientation="$n" "orient-$n.jpg"
+    # shellcheck disable=SC2086
+    convert quadrants.png ${inverse[$n]} -compress zip "orient-$n.tif"
+    exiftool -q -overwrite_original -n -Orientation="$n" "orient-$n.tif"
+done
+
+# Orientation values outside 1...8 are taken as upright.
+cp orient-1.jpg orient-invalid.jpg
+exiftool -q -overwrite_original -n -Orientation=9 orient-invalid.jpg
+
+# 40x30 PNG: left half opaque red, right half fully transparent.
+convert -size 20x30 xc:red -size 20x30 xc:none +append -depth 8 alpha.png
+
+# Three-frame GIF, 24x16.
+convert -size 24x16 xc:red xc:lime xc:blue -loop 0 animated.gif
+
+# 64x48 CMYK JPEG of pure cyan.
+convert -size 64x48 xc:cyan -colorspace CMYK -quality 95 cmyk.jpg
+
+# Same picture as WebP.
+convert quadrants.png -quality 90 quadrants.webp
+
+# A photo-like 320x240 JPEG (plasma plus noise), with EXIF, the source of the truncated files.
+convert -seed 7 -size 320x240 plasma:fractal -attenuate 0.3 +noise Gaussian -quality 90 photo.jpg
+exiftool -q -overwrite_original -Make=MagickIO -Model=Fixture -DateTimeOriginal="2026:11:21 12:00:00" photo.jpg
+convert photo.jpg -depth 8 photo.png
+
+# Bad input.
+: > empty.jpg
+cp quadrants.png png-named.jpg
+printf 'This is not an image, whatever its name says.\n' > text.jpg
+python3 -c "import random; random.seed(42); open('random.bin','wb').write(bytes(random.randrange(256) for _ in range(4096)))"
+head -c "$(( $(stat -c %s photo.jpg) / 2 ))" photo.jpg > truncated.jpg
+head -c "$(( $(stat -c %s photo.png) / 2 ))" photo.png > truncated.png
