@@ -59,6 +59,8 @@ public struct Image: Sendable {
         }
         let wand = storage.cloneWand()
         let pointer = wand.pointer
+        // The wand's own format (set for the read) would win over the image's: set both.
+        try wand.check(MagickSetFormat(pointer, format.magickName), fallback: .encodingFailed)
         try wand.check(MagickSetImageFormat(pointer, format.magickName), fallback: .encodingFailed)
         if let quality = format.quality {
             let clamped = min(max(quality, 1), 100)

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+@testable import MagickIO
+
+@Suite("Thumbnails")
+struct ThumbnailTests {
+    @Test("the longest side equals the maximum and the aspect is kept", arguments: [
+        (256, 256, 192), (100, 100, 75), (64, 64, 48), (1, 1, 1), (320, 320, 240),
+    ])
+    func sizes(max: Int, width: Int, height: Int) throws {
+        let thumb = try Fixture.source("photo.jpg").thumbnail(maxPixelSize: max)
+        #expect(thumb.width == width)
+        #expect(thumb.height == height)
+    }
+
+    @Test("no upscaling unless asked")
+    func noUpscaling() throws {
+        let source = try Fixture.source("photo.jpg")
+        let thumb = try source.thumbnail(maxPixelSize: 1000)
+        #expect(thumb.width == 320 && thumb.height == 240)
+        let up = try source.thumbnail(maxPixelSize: 640, allowUpscale: true)
+        #expect(up.width == 640 && up.height == 480)
+    }
+
+    @Test("fitted sizes round each side to nearest, at least 1")
+    func geometry() {
+        #expect(ThumbnailGeometry.fitted(width: 3000, height: 2000, maxPixelSize: 256, allowUpscale: false) == (256, 171))
+        #expect(ThumbnailGeometry.fitted(width: 2000, height: 3000, maxPixelSize: 256, allowUpscale: false) == (171, 256))
+        #expect(ThumbnailGeometry.fitted(width: 10000, height: 10, maxPixelSize: 256, allowUpscale: false) == (256, 1))
+        #expect(ThumbnailGeometry.fitted(width: 100, height: 50, maxPixelSize: 256, allowUpscale: false) == (100, 50))
+        #expect(ThumbnailGeometry.fitted(width: 100, height: 50, maxPixelSize: 0, allowUpscale: false) == (1, 1))
+    }
+
+    @Test("a thumbnail carries no metadata: no EXIF, no profiles")
+    func metadataStripped() throws {
+        let thumb = try Fixture.source("photo.jpg").thumbnail(maxPixelSize: 64)
+        let reread = try ImageSource(data: thumb.encoded(as: .jpeg(quality: 85)))
+        #expect(try reread.properties(at: 0).exif.isEmpty)
+        let full = try ImageSource(data: Fixture.source("photo.jpg").image(at: 0).encoded(as: .jpeg(quality: 85)))
+        #expect(try full.properties(at: 0).exif["Make"] == "MagickIO", "image(at:) keeps the metadata")
+    }
+
+    @Test("a CMYK JPEG becomes sRGB with the right colour")
+    func cmykBecomesSRGB() throws {
+        let thumb = try Fixture.source("cmyk.jpg").thumbnail(maxPixelSize: 32)
+        let reread = try ImageSource(data: thumb.encoded(as: .png))
+        #expect(try reread.properties(at: 0).colorSpace == "srgb")
+        let pixel = try thumb.pixels(.rgba8).rgba(x: 16, y: 12)
+        #expect(pixel.r < 40 && pixel.g > 200 && pixel.b > 200, "cyan came out as \(pixel)")
+    }
+
+    @Test("alpha is kept in PNG and flattened onto white in JPEG")
+    func alpha() throws {
+        let thumb = try Fixture.source("alpha.png").thumbnail(maxPixelSize: 20)
+        #expect(thumb.width == 20 && thumb.height == 15)
+        let png = try ImageSource(data: thumb.encoded(as: .png))
+        #expect(try png.properties(at: 0).hasAlpha)
+        let pixels = try png.image(at: 0).pixels(.rgba8)
+        #expect(pixels.rgba(x: 3, y: 7).a == 255)
+        #expect(pixels.rgba(x: 16, y: 7).a == 0)
+
+        let jpeg = try ImageSource(data: thumb.encoded(as: .jpeg(quality: 90)))
+        #expect(try !jpeg.properties(at: 0).hasAlpha)
+        let flat = try jpeg.image(at: 0).pixels(.rgba8)
+        let left = flat.rgba(x: 3, y: 7), right = flat.rgba(x: 16, y: 7)
+        #expect(left.r > 220 && left.g < 40, "opaque red stays red: \(left)")
+        #expect(right.r > 240 && right.g > 240 && right.b > 240, "transparent becomes white: \(right)")
+    }
+
+    @Test("thumbnails are 8 bits per channel")
+    func eightBit() throws {
+        let sixteen = try ImageSource(data: Fixture.source("photo.png").image(at: 0).encoded(as: .png))
+        let thumb = try sixteen.thumbnail(maxPixelSize: 32)
+        #expect(try ImageSource(data: thumb.encoded(as: .png)).properties(at: 0).bitDepth == 8)
+    }
+
+    @Test("a frame of a GIF can be thumbnailed")
+    func gifFrame() throws {
+        let thumb = try Fixture.source("animated.gif").thumbnail(maxPixelSize: 12, at: 2)
+        #expect(thumb.width == 12 && thumb.height == 8)
+        let pixel = try thumb.pixels(.rgba8).rgba(x: 6, y: 4)
+        #expect(pixel.b > 200 && pixel.r < 40, "frame 2 is blue: \(pixel)")
+    }
+
+    @Test("JPEG shrink-on-load gives the same size and colours as a full decode")
+    func shrinkOnLoad() throws {
+        let source = try Fixture.source("orient-6.jpg")
+        let thumb = try source.thumbnail(maxPixelSize: 12)
+        #expect(thumb.width == 12 && thumb.height == 8)
+        try expectUprightQuadrants(thumb)
+    }
+}
+
+@Suite("Shrink-on-load")
+struct ShrinkOnLoadTests {
+    @Test("the jpeg:size hint makes libjpeg decode at a reduced DCT scale")
+    func hintReducesDecode() throws {
+        let source = try Fixture.source("photo.jpg")
+        let full = try source.decode(frame: 0)
+        #expect(full.width == 320 && full.height == 240)
+        let shrunk = try source.decode(frame: 0, options: ["jpeg:size": "128x96"])
+        #expect(shrunk.width == 160 && shrunk.height == 120)
+    }
+
+    @Test("the hint is aspect-aware: a wide target does not shrink below it on either axis")
+    func hintIsAspectAware() throws {
+        let source = try Fixture.source("photo.jpg")
+        let shrunk = try source.decode(frame: 0, options: ["jpeg:size": "80x60"])
+        #expect(shrunk.width >= 80 && shrunk.height >= 60)
+        #expect(shrunk.width == 80, "1/4 scale fits 80x60 exactly")
+    }
+}
