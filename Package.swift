@@ -18,14 +18,26 @@ let package = Package(
             pkgConfig: "MagickWand",
             providers: [.apt(["libmagickwand-dev"])]
         ),
+        .systemLibrary(
+            name: "CTestCodecs",
+            path: "Modules/CTestCodecs",
+            pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg62-turbo-dev", "zlib1g-dev"])]
+        ),
         .target(
             name: "MagickIO",
             dependencies: ["CMagickWand"]
+        ),
+        .target(
+            name: "ExampleSupport",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/Shared"
         ),
         .executableTarget(
             name: "thumbnail",
             dependencies: [
                 "MagickIO",
+                "ExampleSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/thumbnail",
@@ -36,13 +48,20 @@ let package = Package(
             name: "imageinfo",
             dependencies: [
                 "MagickIO",
+                "ExampleSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/imageinfo"
         ),
+        // The stress workload, run by StressTests in a process of its own.
+        .executableTarget(
+            name: "StressRunner",
+            dependencies: ["MagickIO"],
+            path: "Tests/StressRunner"
+        ),
         .testTarget(
             name: "MagickIOTests",
-            dependencies: ["MagickIO"],
+            dependencies: ["MagickIO", "CTestCodecs"],
             exclude: ["Fixtures/make-fixtures.sh"],
             resources: [.copy("Fixtures")]
         ),

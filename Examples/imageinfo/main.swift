@@ -1,1 +1,7 @@
-print("todo")
+// imageinfo: image properties read from the header, without decoding pixels.
+//
+//     imageinfo FILE ... [--json]
+//
+// Exit status: 0 when every file was read, 1 when some failed, 2 for bad usage.
+
+ImageInfoCommand.mainMappingUsageErrors()

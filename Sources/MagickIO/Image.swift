@@ -24,6 +24,7 @@ public struct Image: Sendable {
 
     /// Wraps a wand holding exactly one image; the image takes ownership.
     init(wand: Wand, orientation: Orientation) {
+        wand.monitor(nil)  // no progress callback may outlive the call that set it
         MagickSetFirstIterator(wand.pointer)
         storage = Storage(wand: wand)
         width = wand.width
@@ -42,9 +43,10 @@ public struct Image: Sendable {
     /// Stands on `MagickFlopImage`, `MagickRotateImage`, `MagickTransposeImage` and friends, as
     /// `MagickAutoOrientImage` does.
     public func orientedCopy() throws(MagickIOError) -> Image {
-        let wand = storage.cloneWand()
-        try wand.applyOrientation(orientation)
-        return Image(wand: wand, orientation: .up)
+        try storage.withCopy { wand throws(MagickIOError) in
+            try wand.applyOrientation(orientation)
+            return Image(wand: wand.clone(), orientation: .up)
+        }
     }
 
     /// The image encoded in `format`.
@@ -57,24 +59,9 @@ public struct Image: Sendable {
         guard format.isAvailable else {
             throw MagickIOError(.encodingFailed, "this ImageMagick has no \(format.magickName) encoder")
         }
-        let wand = storage.cloneWand()
-        let pointer = wand.pointer
-        // The wand's own format (set for the read) would win over the image's: set both.
-        try wand.check(MagickSetFormat(pointer, format.magickName), fallback: .encodingFailed)
-        try wand.check(MagickSetImageFormat(pointer, format.magickName), fallback: .encodingFailed)
-        if let quality = format.quality {
-            let clamped = min(max(quality, 1), 100)
-            try wand.check(MagickSetImageCompressionQuality(pointer, Int(clamped)), fallback: .encodingFailed)
+        return try storage.withCopy { wand throws(MagickIOError) in
+            try wand.encode(as: format)
         }
-        if !format.keepsAlpha, MagickGetImageAlphaChannel(pointer) != MagickFalse {
-            try wand.flattenOntoWhite()
-        }
-        var length = 0
-        guard let blob = MagickGetImageBlob(pointer, &length), length > 0 else {
-            throw MagickIOError(exception: wand.takeException(minimum: ErrorException), fallback: .encodingFailed)
-        }
-        defer { MagickRelinquishMemory(blob) }
-        return Data(bytes: blob, count: length)
     }
 
     /// Encodes the image and writes it to `url`, replacing any file there atomically.
@@ -93,28 +80,28 @@ public struct Image: Sendable {
     ///
     /// Stands on `MagickExportImagePixels`.
     public func pixels(_ layout: PixelBuffer.Layout) throws(MagickIOError) -> PixelBuffer {
-        let wand = storage.cloneWand()
         let bytesPerRow = width * layout.bytesPerPixel
         var bytes = [UInt8](repeating: 0, count: bytesPerRow * height)
-        let status = bytes.withUnsafeMutableBytes { raw in
-            MagickExportImagePixels(wand.pointer, 0, 0, width, height, layout.map, CharPixel, raw.baseAddress)
+        try storage.withCopy { wand throws(MagickIOError) in
+            let status = bytes.withUnsafeMutableBytes { raw in
+                MagickExportImagePixels(wand.pointer, 0, 0, width, height, layout.map, CharPixel, raw.baseAddress)
+            }
+            try wand.check(status, fallback: .corruptImage)
         }
-        try wand.check(status, fallback: .corruptImage)
         return PixelBuffer(layout: layout, width: width, height: height, bytesPerRow: bytesPerRow, bytes: bytes)
     }
 
     /// The image's properties as decoded (metadata included).
     public var properties: ImageProperties {
-        let wand = storage.cloneWand()
-        let format = wand.imageFormat
-        var properties = ImageProperties(wand: wand, format: format)
+        var properties = storage.withCopy { wand in ImageProperties(wand: wand, format: wand.imageFormat) }
         properties.orientation = orientation
         return properties
     }
 }
 
 extension Image {
-    /// Owns the image's wand. The wand is touched only under `lock`, and only to clone it.
+    /// Owns the image's wand. The wand is touched only under `lock`, and only to copy its image
+    /// into another wand.
     final class Storage: @unchecked Sendable {
         private let wand: Wand
         private let lock = NSLock()
@@ -123,8 +110,14 @@ extension Image {
             self.wand = wand
         }
 
-        func cloneWand() -> Wand {
-            lock.withLock { wand.clone() }
+        /// Runs `body` on this thread's wand holding a copy of the image (`MagickAddImage`: the
+        /// pixel cache is shared copy-on-write, so the copy costs no pixels until written).
+        func withCopy<T, E: Error>(_ body: (Wand) throws(E) -> T) throws(E) -> T {
+            try Wand.withThreadWand { (copy: Wand) throws(E) -> T in
+                lock.withLock { _ = MagickAddImage(copy.pointer, wand.pointer) }
+                MagickSetFirstIterator(copy.pointer)
+                return try body(copy)
+            }
         }
     }
 }
@@ -135,6 +128,26 @@ extension Wand {
         guard let name = MagickGetImageFormat(pointer) else { return ImageFormat(rawValue: "") }
         defer { MagickRelinquishMemory(name) }
         return ImageFormat(rawValue: String(cString: name))
+    }
+
+    /// The current image encoded in `format` (the image is changed: call on a copy).
+    func encode(as format: EncodingFormat) throws(MagickIOError) -> Data {
+        // The wand's own format (set for a read) would win over the image's: set both.
+        try check(MagickSetFormat(pointer, format.magickName), fallback: .encodingFailed)
+        try check(MagickSetImageFormat(pointer, format.magickName), fallback: .encodingFailed)
+        if let quality = format.quality {
+            let clamped = min(max(quality, 1), 100)
+            try check(MagickSetImageCompressionQuality(pointer, clamped), fallback: .encodingFailed)
+        }
+        if !format.keepsAlpha, MagickGetImageAlphaChannel(pointer) != MagickFalse {
+            try flattenOntoWhite()
+        }
+        var length = 0
+        guard let blob = MagickGetImageBlob(pointer, &length), length > 0 else {
+            throw MagickIOError(exception: takeException(minimum: ErrorException), fallback: .encodingFailed)
+        }
+        defer { MagickRelinquishMemory(blob) }
+        return Data(bytes: blob, count: length)
     }
 
     /// Composites the image onto opaque white and drops the alpha channel.

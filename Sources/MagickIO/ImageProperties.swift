@@ -60,7 +60,8 @@ extension ImageProperties {
         bitDepth = Int(MagickGetImageDepth(pointer))
         var x = 0.0, y = 0.0
         MagickGetImageResolution(pointer, &x, &y)
-        if x > 0, y > 0 {
+        // JFIF's "no unit" 1x1 is an aspect ratio, not a density: only a real unit gives one.
+        if x > 0, y > 0, MagickGetImageUnits(pointer) != UndefinedResolution {
             // ImageMagick keeps the file's unit; report pixels per inch.
             let perCentimetre = MagickGetImageUnits(pointer) == PixelsPerCentimeterResolution
             resolution = perCentimetre ? Resolution(x: x * 2.54, y: y * 2.54) : Resolution(x: x, y: y)
@@ -70,6 +71,18 @@ extension ImageProperties {
             tags[String(key.dropFirst("exif:".count))] = value
         }
         exif = tags
+    }
+
+    /// Properties from MagickIO's own header parse, for an image ImageMagick refuses to ping.
+    init(header: ImageHeader, format: ImageFormat) {
+        self.format = format
+        pixelWidth = header.width
+        pixelHeight = header.height
+        orientation = format.hasOrientationTag ? header.orientation ?? .up : .up
+        hasAlpha = header.hasAlpha
+        colorSpace = header.components < 3 ? "gray" : header.components == 4 && !header.hasAlpha ? "cmyk" : "srgb"
+        bitDepth = header.bitDepth
+        exif = [:]
     }
 
     static func colorSpaceName(_ space: ColorspaceType) -> String {

@@ -16,46 +16,94 @@ import Foundation
 /// decoded by that format's ImageMagick coder only. `ImageSource` is an immutable `Sendable` value:
 /// any number of threads may use one at once, each operation works on wands of its own.
 public struct ImageSource: Sendable {
-    /// The encoded bytes.
-    let bytes: Data
+    /// The encoded bytes: in memory, or a file held open.
+    let bytes: SourceBytes
     /// The format, from the content.
     public let format: ImageFormat
+    /// The limits every decode of this source is checked against before it starts.
+    public let limits: DecodingLimits
     /// Each frame's header, from one ping at open.
     let frames: [ImageProperties]
+    /// The header as parsed in Swift, when MagickIO parses this format.
+    let header: ImageHeader?
 
     /// Opens the image file at `url`, reading its header only.
     ///
+    /// MagickIO opens the file itself and keeps it open while the source lives (the source reads
+    /// the same file even if the path is replaced); the path is never interpreted by ImageMagick.
+    ///
     /// - Throws: ``MagickIOError`` of kind `fileNotFound`, `emptyData`, `unsupportedFormat`,
     ///   `formatNotAllowed` or `corruptImage` (and `io` when the file cannot be read).
-    public init(url: URL) throws(MagickIOError) {
-        try self.init(data: Self.mapFile(at: url))
+    public init(url: URL, limits: DecodingLimits = .default) throws(MagickIOError) {
+        guard url.isFileURL else {
+            throw MagickIOError(.io, "\(url.absoluteString) is not a file URL")
+        }
+        try self.init(bytes: .file(OpenFile(path: url.path)), limits: limits)
     }
 
     /// Opens an image held in memory, reading its header only.
     ///
-    /// Stands on `MagickPingImageBlob` with the coder forced to the sniffed format
-    /// (`MagickSetFormat`).
-    ///
     /// - Throws: ``MagickIOError`` of kind `emptyData`, `unsupportedFormat`, `formatNotAllowed` or
     ///   `corruptImage`.
-    public init(data: Data) throws(MagickIOError) {
-        guard !data.isEmpty else { throw MagickIOError(.emptyData, "the data is empty") }
-        guard let format = ImageFormat.sniff(data) else {
-            if let known = ImageFormat.magickGuess(data) {
+    public init(data: Data, limits: DecodingLimits = .default) throws(MagickIOError) {
+        try self.init(bytes: .memory(data), limits: limits)
+    }
+
+    /// Sniffs the format, parses the header in Swift where it can, and pings with the sniffed
+    /// coder forced (`MagickSetFormat`, `MagickPingImage`/`MagickPingImageBlob`).
+    init(bytes: SourceBytes, limits: DecodingLimits) throws(MagickIOError) {
+        guard bytes.count > 0 else { throw MagickIOError(.emptyData, "the data is empty") }
+        let head = Data(bytes.read(at: 0, length: 8192))
+        guard let format = ImageFormat.sniff(head) else {
+            if let known = ImageFormat.magickGuess(head) {
                 throw MagickIOError(.formatNotAllowed, "\(known.rawValue) content is not among the formats MagickIO decodes")
             }
             throw MagickIOError(.unsupportedFormat, "the content is not a recognised image format")
         }
-        let wand = Wand()
-        try wand.read(data, format: format, ping: true)
-        var frames: [ImageProperties] = []
-        MagickResetIterator(wand.pointer)
-        while MagickNextImage(wand.pointer) != MagickFalse {
-            frames.append(ImageProperties(wand: wand, format: format))
-        }
-        self.bytes = data
+        let header = ImageHeader.parse(bytes, format: format)
+        self.bytes = bytes
         self.format = format
-        self.frames = frames
+        self.limits = limits
+        self.header = header
+        self.frames = try Self.ping(bytes, format: format, header: header)
+    }
+
+    /// One ping for every frame's properties. ImageMagick's ping already refuses an image over the
+    /// width/height limits; for such an image the Swift header gives the size (JPEG pings again at
+    /// a reduced scale for the rest), so that it can still be opened and thumbnailed.
+    private static func ping(_ bytes: SourceBytes, format: ImageFormat, header: ImageHeader?) throws(MagickIOError) -> [ImageProperties] {
+        try Wand.withThreadWand { wand throws(MagickIOError) in
+            do throws(MagickIOError) {
+                try wand.read(bytes, format: format, ping: true)
+            } catch {
+                // ImageMagick's ping refuses an image over its width/height limits, and its PNG
+                // coder does so without a reason: the Swift header tells the two apart.
+                guard let header, error.kind == .limitExceeded || header.exceedsProcessLimits else { throw error }
+                return try pingOverLimits(bytes, format: format, header: header)
+            }
+            var frames: [ImageProperties] = []
+            MagickResetIterator(wand.pointer)
+            while MagickNextImage(wand.pointer) != MagickFalse {
+                frames.append(ImageProperties(wand: wand, format: format))
+            }
+            return frames
+        }
+    }
+
+    /// Properties of an image whose stored size ImageMagick's ping refuses: the size from the
+    /// Swift header; for JPEG the rest from a ping at the smallest DCT scale.
+    private static func pingOverLimits(_ bytes: SourceBytes, format: ImageFormat, header: ImageHeader) throws(MagickIOError) -> [ImageProperties] {
+        guard format == .jpeg else {
+            return [ImageProperties(header: header, format: format)]
+        }
+        return try Wand.withThreadWand { wand throws(MagickIOError) in
+            MagickSetOption(wand.pointer, "jpeg:size", JPEGScale.Hint(width: 1, height: 1).option)
+            try wand.read(bytes, format: format, ping: true)
+            var properties = ImageProperties(wand: wand, format: format)
+            properties.pixelWidth = header.width
+            properties.pixelHeight = header.height
+            return [properties]
+        }
     }
 
     /// The number of frames (GIF, WebP) or pages (TIFF); 1 for a still image.
@@ -71,13 +119,19 @@ public struct ImageSource: Sendable {
 
     /// Decodes frame `index` whole, as stored (not turned upright), with its metadata.
     ///
-    /// Stands on `MagickReadImageBlob`; bounded by the process's ``ResourceLimits``.
+    /// Stands on `MagickReadImage`/`MagickReadImageBlob`; checked against ``limits`` first and
+    /// bounded by the process's ``ResourceLimits``.
     ///
     /// - Throws: ``MagickIOError`` of kind `frameOutOfRange`, `corruptImage` or `limitExceeded`.
     public func image(at index: Int = 0) throws(MagickIOError) -> Image {
+        try image(at: index, interrupt: nil)
+    }
+
+    func image(at index: Int, interrupt: Interrupt?) throws(MagickIOError) -> Image {
         try checkFrame(index)
-        let wand = try decode(frame: index)
-        return Image(wand: wand, orientation: frames[index].orientation)
+        return try withDecoded(frame: index, interrupt: interrupt) { wand throws(MagickIOError) in
+            Image(wand: wand.clone(), orientation: frames[index].orientation)
+        }
     }
 
     func checkFrame(_ index: Int) throws(MagickIOError) {
@@ -86,37 +140,73 @@ public struct ImageSource: Sendable {
         }
     }
 
-    /// Reads frame `index` into a new wand holding that frame only. `options` are ImageMagick
-    /// read options (`jpeg:size`).
-    func decode(frame index: Int, options: [String: String] = [:]) throws(MagickIOError) -> Wand {
-        let wand = Wand()
-        for (key, value) in options {
-            MagickSetOption(wand.pointer, key, value)
+    /// What decoding frame `index` at `jpegHint` will cost, from the headers alone.
+    func estimate(frame index: Int, jpegHint: JPEGScale.Hint? = nil) -> DecodeEstimate {
+        let frame = frames[index]
+        var header = header ?? ImageHeader(width: frame.pixelWidth, height: frame.pixelHeight)
+        if self.header == nil || format == .gif {
+            // GIF frames and formats parsed by ping only: the ping's size for this frame.
+            header.width = frame.pixelWidth
+            header.height = frame.pixelHeight
         }
-        try wand.read(bytes, format: format, frame: count > 1 ? index : nil, ping: false)
-        guard wand.imageCount == 1 else {
-            throw MagickIOError(.corruptImage, "expected frame \(index) alone, the decoder returned \(wand.imageCount) frames")
-        }
-        MagickSetFirstIterator(wand.pointer)
-        return wand
+        return DecodeEstimate(header: header, format: format, jpegHint: jpegHint)
     }
 
-    private static func mapFile(at url: URL) throws(MagickIOError) -> Data {
-        guard url.isFileURL else {
-            throw MagickIOError(.io, "\(url.absoluteString) is not a file URL")
+    /// Refuses a decode whose estimate exceeds ``limits`` or the process's size limits, with the
+    /// numbers, before any pixel is decoded.
+    func checkLimits(frame index: Int, jpegHint: JPEGScale.Hint?) throws(MagickIOError) {
+        let storedWidth = header?.width ?? frames[index].pixelWidth
+        let storedHeight = header?.height ?? frames[index].pixelHeight
+        let pixels = storedWidth * storedHeight
+        if pixels > limits.maxPixelCount {
+            throw MagickIOError.limit("maxPixelCount", requested: pixels, limit: limits.maxPixelCount,
+                                      "\(storedWidth)x\(storedHeight) is \(pixels) pixels")
         }
-        let path = url.path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw MagickIOError(.fileNotFound, "no file at \(path)")
+        let estimate = estimate(frame: index, jpegHint: jpegHint)
+        if estimate.bytes > limits.memoryBudget {
+            throw MagickIOError.limit("memoryBudget", requested: estimate.bytes, limit: limits.memoryBudget,
+                                      "decoding \(storedWidth)x\(storedHeight) at \(estimate.width)x\(estimate.height) needs about \(estimate.bytes >> 20) MiB")
         }
-        guard !isDirectory.boolValue else {
-            throw MagickIOError(.io, "\(path) is a directory")
+        let process = ResourceLimits.current
+        let checks = [("width", estimate.width, process.width), ("height", estimate.height, process.height),
+                      ("area", estimate.width * estimate.height, process.area)]
+        for (name, requested, limit) in checks where requested > limit {
+            throw MagickIOError.limit(name, requested: requested, limit: limit,
+                                      "decoding at \(estimate.width)x\(estimate.height) exceeds ImageMagick's \(name) limit")
         }
-        do {
-            return try Data(contentsOf: url)
-        } catch {
-            throw MagickIOError(.io, "cannot read \(path): \(error.localizedDescription)")
+    }
+
+    /// Reads frame `index` into this thread's wand, after ``checkLimits``, and runs `body` on it
+    /// (the wand holds that frame only, and is cleared afterwards). The read and whatever `body`
+    /// does stop at the next row once `interrupt` says so, and then throw.
+    func withDecoded<T>(frame index: Int, jpegHint: JPEGScale.Hint? = nil, interrupt: Interrupt? = nil,
+                        _ body: (Wand) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
+        try checkLimits(frame: index, jpegHint: jpegHint)
+        let interrupt = interrupt ?? limits.timeLimit.map { Interrupt(timeLimit: $0) }
+        try interrupt?.check()
+        return try withExtendedLifetime(interrupt) { () throws(MagickIOError) -> T in
+            try Wand.withThreadWand { wand throws(MagickIOError) in
+                wand.monitor(interrupt)
+                defer { wand.monitor(nil) }
+                if let jpegHint, format == .jpeg {
+                    MagickSetOption(wand.pointer, "jpeg:size", jpegHint.option)
+                }
+                do throws(MagickIOError) {
+                    try wand.read(bytes, format: format, frame: count > 1 ? index : nil, ping: false)
+                } catch {
+                    // A stopped read reports a corrupt image, or nothing at all: say why it stopped.
+                    try interrupt?.check()
+                    throw error
+                }
+                try interrupt?.check()
+                guard wand.imageCount == 1 else {
+                    throw MagickIOError(.corruptImage, "expected frame \(index) alone, the decoder returned \(wand.imageCount) frames")
+                }
+                wand.monitor(interrupt)  // the image the read made
+                let result = try body(wand)
+                try interrupt?.check()
+                return result
+            }
         }
     }
 }

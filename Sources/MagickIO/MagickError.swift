@@ -71,6 +71,12 @@ public struct MagickIOError: Error, Sendable, Hashable, CustomStringConvertible 
 }
 
 extension MagickIOError {
+    /// A ``Kind/limitExceeded`` error with its numbers.
+    static func limit(_ name: String, requested: Int, limit: Int, _ detail: String) -> MagickIOError {
+        MagickIOError(.limitExceeded, "\(detail): over the \(name) limit of \(limit)",
+                      limit: Limit(name: name, requested: requested, limit: limit))
+    }
+
     /// Translates an ImageMagick exception. `reading` says a decode was under way, so that a
     /// missing delegate means an unsupported format rather than an encoding failure.
     init(exception: MagickException?, fallback: Kind, reading: Bool = false) {

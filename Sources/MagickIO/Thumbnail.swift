@@ -18,6 +18,10 @@ extension ImageSource {
     ///
     /// - Throws: ``MagickIOError`` of kind `frameOutOfRange`, `corruptImage` or `limitExceeded`.
     public func thumbnail(maxPixelSize: Int, at index: Int = 0, allowUpscale: Bool = false) throws(MagickIOError) -> Image {
+        try thumbnail(maxPixelSize: maxPixelSize, at: index, allowUpscale: allowUpscale, interrupt: nil)
+    }
+
+    func thumbnail(maxPixelSize: Int, at index: Int, allowUpscale: Bool, interrupt: Interrupt?) throws(MagickIOError) -> Image {
         try checkFrame(index)
         let header = frames[index]
         let target = ThumbnailGeometry.fitted(
@@ -26,19 +30,17 @@ extension ImageSource {
         // The target in stored axes: the pixels are resized before they are turned.
         let stored = header.orientation.swapsWidthAndHeight ? (width: target.height, height: target.width) : target
 
-        var options: [String: String] = [:]
-        if format == .jpeg, stored.width < header.pixelWidth || stored.height < header.pixelHeight {
-            options["jpeg:size"] = "\(stored.width * 2)x\(stored.height * 2)"
+        let hint = format == .jpeg
+            ? JPEGScale.hint(width: header.pixelWidth, height: header.pixelHeight, target: stored)
+            : nil
+        return try withDecoded(frame: index, jpegHint: hint, interrupt: interrupt) { wand throws(MagickIOError) in
+            if wand.width != stored.width || wand.height != stored.height {
+                try wand.check(MagickResizeImage(wand.pointer, stored.width, stored.height, LanczosFilter, 1.0), fallback: .corruptImage)
+            }
+            try wand.applyOrientation(header.orientation)
+            try wand.normalizeForThumbnail()
+            return Image(wand: wand.clone(), orientation: .up)
         }
-        let wand = try decode(frame: index, options: options)
-        let pointer = wand.pointer
-
-        if wand.width != stored.width || wand.height != stored.height {
-            try wand.check(MagickResizeImage(pointer, stored.width, stored.height, LanczosFilter, 1.0), fallback: .corruptImage)
-        }
-        try wand.applyOrientation(header.orientation)
-        try wand.normalizeForThumbnail()
-        return Image(wand: wand, orientation: .up)
     }
 }
 

@@ -16,6 +16,16 @@ private let magickRuntime: Void = {
     ResourceLimits.applyStartupDefaults()
 }()
 
+/// The thread-specific slot of `Wand.withThreadWand`; its destructor destroys a thread's wand when
+/// the thread exits.
+private let threadWandKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key) { slot in
+        if let slot { Unmanaged<Wand>.fromOpaque(slot).release() }
+    }
+    return key
+}()
+
 enum MagickRuntime {
     /// Makes sure `MagickWandGenesis` has run; every entry point calls this first.
     @inline(__always)
@@ -50,6 +60,29 @@ final class Wand {
         Wand(adopting: CloneMagickWand(pointer))
     }
 
+    /// Runs `body` with this thread's reusable wand, cleared (`ClearMagickWand`) afterwards.
+    ///
+    /// Each thread keeps one wand for transient work (pings, decodes whose result is handed on as a
+    /// clone, encodes), created on first use and destroyed when the thread exits. A nested call on
+    /// the same thread gets a wand of its own, so a wand is never used twice at once.
+    static func withThreadWand<T, E: Error>(_ body: (Wand) throws(E) -> T) throws(E) -> T {
+        let key = threadWandKey
+        let wand: Wand
+        if let slot = pthread_getspecific(key) {
+            wand = Unmanaged<Wand>.fromOpaque(slot).takeRetainedValue()
+            pthread_setspecific(key, nil)
+        } else {
+            wand = Wand()
+        }
+        defer {
+            ClearMagickWand(wand.pointer)
+            if pthread_getspecific(key) == nil {
+                pthread_setspecific(key, Unmanaged.passRetained(wand).toOpaque())
+            }
+        }
+        return try body(wand)
+    }
+
     // MARK: Exceptions
 
     /// The wand's pending exception, cleared, if it is at least `minimum` severe.
@@ -81,33 +114,6 @@ final class Wand {
         if status != MagickFalse { return }
         let exception = takeException(minimum: ErrorException)
         throw MagickIOError(exception: exception, fallback: fallback)
-    }
-
-    // MARK: Reading
-
-    /// Reads or pings `bytes` with the coder named by `format`, never ImageMagick's own guess.
-    ///
-    /// Warnings that mean the pixels are incomplete (ImageMagick's `CorruptImageWarning`, e.g. a
-    /// truncated JPEG) are errors: the caller asked for an image, not grey rows.
-    func read(_ bytes: Data, format: ImageFormat, frame: Int? = nil, ping: Bool) throws(MagickIOError) {
-        guard !bytes.isEmpty else { throw MagickIOError(.emptyData, "the data is empty") }
-        MagickSetFormat(pointer, format.magickName)
-        // A bare "[N]" file name selects frame N of a blob read without touching the file system.
-        if let frame {
-            MagickSetFilename(pointer, "[\(frame)]")
-        }
-        let status = bytes.withUnsafeBytes { raw -> MagickBooleanType in
-            ping
-                ? MagickPingImageBlob(pointer, raw.baseAddress, raw.count)
-                : MagickReadImageBlob(pointer, raw.baseAddress, raw.count)
-        }
-        if status == MagickFalse || MagickGetNumberImages(pointer) == 0 {
-            let exception = takeException(minimum: WarningException)
-            throw MagickIOError(exception: exception, fallback: .corruptImage, reading: true)
-        }
-        for exception in [takeException(), takeImageException()].compactMap({ $0 }) where exception.meansCorruptPixels {
-            throw MagickIOError(exception: exception, fallback: .corruptImage, reading: true)
-        }
     }
 
     // MARK: Properties

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import MagickIO
 
@@ -73,19 +74,31 @@ struct ImageSourceTests {
         #expect(try fromData.properties(at: 0) == fromFile.properties(at: 0))
     }
 
-    @Test("one source is used from many tasks at once")
-    func concurrentUse() async throws {
+    @Test("one source is used from many threads at once")
+    func concurrentUse() throws {
         let source = try Fixture.source("orient-6.jpg")
-        let sizes = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<32 {
-                group.addTask {
-                    let thumb = try source.thumbnail(maxPixelSize: 48)
-                    try expectUprightQuadrants(thumb)
-                    return thumb.width * 1000 + thumb.height
-                }
-            }
-            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        let reference = try source.thumbnail(maxPixelSize: 48).encoded(as: .png)
+        let outputs = Mutex<[Data]>([])
+        DispatchQueue.concurrentPerform(iterations: 32) { _ in
+            let png = try? source.thumbnail(maxPixelSize: 48).encoded(as: .png)
+            outputs.withLock { $0.append(png ?? Data()) }
         }
-        #expect(sizes == Array(repeating: 48032, count: 32))
+        #expect(outputs.withLock { $0 } == Array(repeating: reference, count: 32))
+    }
+
+    @Test("one image is encoded from many tasks at once")
+    func concurrentImageUse() async throws {
+        let image = try await Fixture.source("orient-6.jpg").image(at: 0)
+        let reference = try image.encoded(as: .png)
+        let outputs = try await withThrowingTaskGroup(of: Data.self) { group in
+            for _ in 0..<32 {
+                group.addTask { try image.orientedCopy().encoded(as: .png) }
+            }
+            return try await group.reduce(into: [Data]()) { $0.append($1) }
+        }
+        let upright = try ImageSource(data: outputs[0])
+        try await expectUprightQuadrants(upright.image(at: 0))
+        #expect(Set(outputs).count == 1)
+        #expect(outputs[0] != reference)
     }
 }

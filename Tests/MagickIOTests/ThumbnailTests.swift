@@ -93,20 +93,34 @@ struct ThumbnailTests {
 
 @Suite("Shrink-on-load")
 struct ShrinkOnLoadTests {
-    @Test("the jpeg:size hint makes libjpeg decode at a reduced DCT scale")
-    func hintReducesDecode() throws {
+    @Test("the jpeg:size hint makes libjpeg decode at a reduced DCT scale, as predicted", arguments: [
+        (128, 96), (80, 60), (40, 30), (100, 50), (50, 100), (200, 150),
+    ])
+    func hintReducesDecodeAsPredicted(hintWidth: Int, hintHeight: Int) throws {
         let source = try Fixture.source("photo.jpg")
-        let full = try source.decode(frame: 0)
-        #expect(full.width == 320 && full.height == 240)
-        let shrunk = try source.decode(frame: 0, options: ["jpeg:size": "128x96"])
-        #expect(shrunk.width == 160 && shrunk.height == 120)
+        let hint = JPEGScale.Hint(width: hintWidth, height: hintHeight)
+        let predicted = JPEGScale.decodedSize(width: 320, height: 240, hint: hint)
+        let decoded = try source.withDecoded(frame: 0, jpegHint: hint) { (wand: Wand) in (wand.width, wand.height) }
+        #expect(decoded == predicted)
+        #expect(source.estimate(frame: 0, jpegHint: hint).width == decoded.0)
+        #expect(decoded.0 >= min(hintWidth, 320) && decoded.1 >= min(hintHeight, 240), "never below the hint")
     }
 
-    @Test("the hint is aspect-aware: a wide target does not shrink below it on either axis")
-    func hintIsAspectAware() throws {
-        let source = try Fixture.source("photo.jpg")
-        let shrunk = try source.decode(frame: 0, options: ["jpeg:size": "80x60"])
-        #expect(shrunk.width >= 80 && shrunk.height >= 60)
-        #expect(shrunk.width == 80, "1/4 scale fits 80x60 exactly")
+    @Test("the hint is aspect-aware and skipped when no reduced scale applies")
+    func hintChoice() throws {
+        // 3:2 photo to 256x171: the hint asks twice the target on each axis.
+        #expect(JPEGScale.hint(width: 4000, height: 3000, target: (256, 192)) == JPEGScale.Hint(width: 512, height: 384))
+        #expect(JPEGScale.decodedSize(width: 4000, height: 3000, hint: JPEGScale.Hint(width: 512, height: 384)) == (1000, 750))
+        // 18144x998 panorama to 256x14: the short axis decides, so no axis goes below its hint.
+        let wide = JPEGScale.hint(width: 18144, height: 998, target: (256, 14))!
+        let size = JPEGScale.decodedSize(width: 18144, height: 998, hint: wide)
+        #expect(size.width >= 512 && size.height >= 28)
+        #expect(JPEGScale.hint(width: 320, height: 240, target: (256, 192)) == nil)
+    }
+
+    @Test("a full decode is at full size")
+    func fullDecode() throws {
+        let full = try Fixture.source("photo.jpg").withDecoded(frame: 0) { (wand: Wand) in (wand.width, wand.height) }
+        #expect(full == (320, 240))
     }
 }

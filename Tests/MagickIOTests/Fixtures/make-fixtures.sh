@@ -58,3 +58,6 @@ printf 'This is not an image, whatever its name says.\n' > text.jpg
 python3 -c "import random; random.seed(42); open('random.bin','wb').write(bytes(random.randrange(256) for _ in range(4096)))"
 head -c "$(( $(stat -c %s photo.jpg) / 2 ))" photo.jpg > truncated.jpg
 head -c "$(( $(stat -c %s photo.png) / 2 ))" photo.png > truncated.png
+
+# The photo as a progressive JPEG with 4:2:0 chroma.
+convert photo.jpg -interlace JPEG -sampling-factor 2x2,1x1,1x1 -quality 80 progressive.jpg

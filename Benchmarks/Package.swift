@@ -1,0 +1,26 @@
+// swift-tools-version: 6.0
+// The benchmark lives in its own package so that `swift test` of MagickIO never builds or runs it.
+import Foundation
+import PackageDescription
+
+// SwiftPM names a path dependency after its folder, which is whatever the clone is called.
+let magickIOPackage = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+
+let package = Package(
+    name: "MagickIOBenchmarks",
+    dependencies: [
+        .package(path: ".."),
+    ],
+    targets: [
+        .executableTarget(
+            name: "inprocess",
+            dependencies: [.product(name: "MagickIO", package: magickIOPackage)],
+            path: "Sources/inprocess"
+        ),
+        .executableTarget(
+            name: "wandreuse",
+            dependencies: [.product(name: "MagickIO", package: magickIOPackage)],
+            path: "Sources/wandreuse"
+        ),
+    ]
+)

@@ -1,0 +1,156 @@
+import ExampleSupport
+import Foundation
+import MagickIO
+
+/// What became of one job.
+enum Outcome: Sendable {
+    case done(width: Int, height: Int)
+    case failed(MagickIOError)
+}
+
+/// How every thumbnail of the run is made.
+struct ThumbnailSettings: Sendable {
+    var maxPixelSize: Int
+    var encoding: EncodingFormat
+
+    /// Makes one thumbnail: open, thumbnail (upright, sRGB, no metadata), write atomically.
+    /// Blocking; safe to call from many threads at once.
+    func make(_ job: Job) -> Outcome {
+        do throws(MagickIOError) {
+            if let error = job.plannedError { throw error }
+            let source = try ImageSource(url: URL(fileURLWithPath: job.input))
+            let thumbnail = try source.thumbnail(maxPixelSize: maxPixelSize)
+            try thumbnail.write(to: URL(fileURLWithPath: job.output), as: encoding)
+            return .done(width: thumbnail.width, height: thumbnail.height)
+        } catch {
+            return .failed(error)
+        }
+    }
+}
+
+/// Runs blocking work on a few threads of its own, keeping at most `concurrency` items in flight.
+///
+/// MagickIO's calls block a thread for the whole decode and encode, so they run on plain threads
+/// rather than on Swift concurrency's cooperative pool.
+enum WorkerPool {
+    static func run<Item: Sendable>(_ items: [Item], concurrency: Int, _ body: @escaping @Sendable (Item) -> Void) {
+        let queue = ItemQueue(items)
+        let group = DispatchGroup()
+        for _ in 0..<min(max(concurrency, 1), items.count) {
+            group.enter()
+            let thread = Thread {
+                while let item = queue.next() {
+                    body(item)
+                }
+                group.leave()
+            }
+            thread.stackSize = 8 << 20  // the main thread's usual size: room for ImageMagick's coders
+            thread.start()
+        }
+        group.wait()
+    }
+
+    /// Hands out the items in order, each once.
+    private final class ItemQueue<Item: Sendable>: @unchecked Sendable {
+        private let items: [Item]
+        private var nextIndex = 0
+        private let lock = NSLock()
+
+        init(_ items: [Item]) {
+            self.items = items
+        }
+
+        func next() -> Item? {
+            lock.withLock {
+                guard nextIndex < items.count else { return nil }
+                defer { nextIndex += 1 }
+                return items[nextIndex]
+            }
+        }
+    }
+}
+
+/// Everything the run prints: JSON lines on stdout, failures, the progress bar and the summary
+/// on stderr. Called from the worker threads; one lock keeps lines whole and in order.
+final class Reporter: @unchecked Sendable {
+    private let total: Int
+    private let json: Bool
+    private let showsProgress: Bool
+    private let lock = NSLock()
+    private var doneCount = 0
+    private var failedCount = 0
+
+    init(total: Int, json: Bool, showsProgress: Bool) {
+        self.total = total
+        self.json = json
+        self.showsProgress = showsProgress && total > 0
+        if self.showsProgress {
+            writeError(progressBar())
+        }
+    }
+
+    func report(_ job: Job, outcome: Outcome) {
+        lock.withLock {
+            switch outcome {
+            case .done(let width, let height):
+                doneCount += 1
+                if json {
+                    writeOutput(JSONLine.line([
+                        ("input", .string(job.input)),
+                        ("output", .string(job.output)),
+                        ("width", .int(width)),
+                        ("height", .int(height)),
+                    ]))
+                }
+            case .failed(let error):
+                failedCount += 1
+                if json {
+                    writeOutput(JSONLine.line([
+                        ("input", .string(job.input)),
+                        ("error", .object([("kind", .string(error.kind.rawValue)), ("message", .string(error.message))])),
+                    ]))
+                } else {
+                    writeError(clearLine + "thumbnail: \(job.input): \(error.kind.rawValue): \(error.message)\n")
+                }
+            }
+            if showsProgress {
+                writeError(progressBar())
+            }
+        }
+    }
+
+    /// Prints the summary line and returns the number of failed inputs.
+    func finish(elapsed: Duration, outputDirectory: String) -> Int {
+        lock.withLock {
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+            let directory = outputDirectory.hasSuffix("/") ? outputDirectory : outputDirectory + "/"
+            let images = total == 1 ? "1 image" : "\(total) images"
+            let summary = "thumbnail: \(images), \(doneCount) done, \(failedCount) failed in "
+                + String(format: "%.2f", seconds) + " s -> \(directory)\n"
+            writeError(clearLine + summary)
+            return failedCount
+        }
+    }
+
+    // MARK: Output
+
+    private var clearLine: String { showsProgress ? "\r\u{1B}[K" : "" }
+
+    private func progressBar() -> String {
+        let finished = doneCount + failedCount
+        let width = 30
+        let filled = total == 0 ? width : finished * width / total
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        let failures = failedCount > 0 ? ", \(failedCount) failed" : ""
+        return "\r[\(bar)] \(finished)/\(total)\(failures)"
+    }
+
+    /// Writes straight to the file descriptor (no buffering), so each line is out when written.
+    private func writeOutput(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    private func writeError(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}

@@ -1,0 +1,115 @@
+import ArgumentParser
+import ExampleSupport
+import Foundation
+import MagickIO
+
+/// The output formats `--format` takes.
+enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
+    case jpeg, png, webp
+
+    init?(argument: String) {
+        switch argument.lowercased() {
+        case "jpeg", "jpg": self = .jpeg
+        case "png": self = .png
+        case "webp": self = .webp
+        default: return nil
+        }
+    }
+
+    static var allValueStrings: [String] { allCases.map(\.rawValue) }
+
+    func encoding(quality: Int) -> EncodingFormat {
+        switch self {
+        case .jpeg: .jpeg(quality: quality)
+        case .png: .png
+        case .webp: .webp(quality: quality)
+        }
+    }
+}
+
+struct ThumbnailCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "thumbnail",
+        abstract: "Makes upright thumbnails of many images at once, in parallel.",
+        discussion: """
+            Each INPUT is a file or a directory. A file is always tried; a directory is walked \
+            recursively for regular, non-hidden files with an image extension (jpg jpeg png gif \
+            webp tif tiff heic heif avif bmp, any case), skipping the output directory. With no \
+            INPUT the bundled sample images are used.
+
+            Thumbnails go to DIR/<path below the input, without extension>.<jpg|png|webp>; inputs \
+            that would share an output get -2, -3, ... in input order.
+
+            Exit status: 0 when every input was done, 1 when some failed (the others are still \
+            done), 2 for bad usage.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Image files or directories (default: the bundled samples).", valueName: "INPUT"))
+    var inputs: [String] = []
+
+    @Option(name: .customLong("max-pixel-size"), help: ArgumentHelp("Longest side of a thumbnail, in pixels.", valueName: "N"))
+    var maxPixelSize: Int = 256
+
+    @Option(name: .long, help: ArgumentHelp("Directory the thumbnails are written to.", valueName: "DIR"))
+    var output: String = "thumbnails"
+
+    @Option(name: .long, help: ArgumentHelp("Output format.", valueName: "jpeg|png|webp"))
+    var format: OutputFormat = .jpeg
+
+    @Option(name: .long, help: ArgumentHelp("JPEG and WebP quality, 1...100.", valueName: "Q"))
+    var quality: Int = 85
+
+    @Option(name: .long, help: ArgumentHelp("Thumbnails made at once (default: the active processor count).", valueName: "N"))
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Flag(name: .long, help: "Print one JSON object per input on stdout, in completion order.")
+    var json = false
+
+    func validate() throws {
+        guard maxPixelSize >= 1 else {
+            throw ValidationError("--max-pixel-size must be at least 1 (got \(maxPixelSize)).")
+        }
+        guard (1...100).contains(quality) else {
+            throw ValidationError("--quality must be in 1...100 (got \(quality)).")
+        }
+        guard jobs >= 1 else {
+            throw ValidationError("--jobs must be at least 1 (got \(jobs)).")
+        }
+        guard !output.isEmpty else {
+            throw ValidationError("--output must name a directory.")
+        }
+    }
+
+    func run() throws {
+        let start = ContinuousClock.now
+        let fileManager = FileManager.default
+        // Made first so that the directory walk can recognise it by its resolved path.
+        try? fileManager.createDirectory(atPath: output, withIntermediateDirectories: true)
+
+        let arguments: [InputArgument]
+        if inputs.isEmpty {
+            guard let samples = Bundle.module.url(forResource: "Samples", withExtension: nil) else {
+                throw ValidationError("the bundled sample images are missing; give INPUT paths.")
+            }
+            arguments = [InputArgument(path: samples.path)]
+        } else {
+            arguments = inputs.map { InputArgument(path: $0) }
+        }
+
+        let plan = JobPlan.make(
+            arguments: arguments, outputDirectory: output, fileExtension: format.encoding(quality: quality).fileExtension)
+        let reporter = Reporter(
+            total: plan.jobs.count, json: json,
+            showsProgress: isatty(STDERR_FILENO) != 0)
+        let settings = ThumbnailSettings(maxPixelSize: maxPixelSize, encoding: format.encoding(quality: quality))
+        WorkerPool.run(plan.jobs, concurrency: jobs) { job in
+            reporter.report(job, outcome: settings.make(job))
+        }
+
+        let failed = reporter.finish(elapsed: ContinuousClock.now - start, outputDirectory: output)
+        if failed > 0 {
+            throw ExitCode(1)
+        }
+    }
+}

@@ -1,0 +1,95 @@
+/// Per-source limits checked from the header alone, before any pixel is decoded: MagickIO's guard
+/// against decompression bombs (a small file that claims a huge image).
+///
+/// ```swift
+/// let source = try ImageSource(url: upload, limits: DecodingLimits(maxPixelCount: 50_000_000))
+/// ```
+///
+/// A decode whose estimate exceeds either limit throws ``MagickIOError/Kind/limitExceeded`` with
+/// ``MagickIOError/limit`` naming the limit and giving the numbers, in well under a millisecond.
+/// The estimate is the pixel cache the decode will fill (8 bytes a pixel in ImageMagick's Q16
+/// build, 10 with CMYK or a palette) at the size left after JPEG shrink-on-load, plus, for a
+/// progressive JPEG, libjpeg's buffer of every DCT coefficient of the whole image (2 bytes a
+/// coded sample, whatever the scale: 3 bytes a pixel with 4:2:0 chroma, 6 with 4:4:4).
+public struct DecodingLimits: Sendable, Hashable {
+    /// The most pixels (width x height, as stored) an image may have to be decoded at all, even
+    /// at a reduced scale. Default: 268,402,689 (16383², the same as sharp; Pillow warns at 89 MP
+    /// and refuses at 179 MP).
+    public var maxPixelCount: Int
+    /// The most bytes one decode may need. Default 256 MiB: ImageMagick's default memory limit, so
+    /// that a decode MagickIO lets through also fits in ImageMagick's pixel cache.
+    public var memoryBudget: Int
+
+    /// The longest one decode (with its resize, for a thumbnail) may run before it stops between
+    /// two rows and throws ``MagickIOError/Kind/cancelled`` with a `timeLimit`
+    /// ``MagickIOError/limit``. Default: none. Unlike ImageMagick's own time limit, which MagickIO
+    /// never sets because it ends the process, this one stops only the call it belongs to.
+    public var timeLimit: Duration?
+
+    public init(maxPixelCount: Int = 268_402_689, memoryBudget: Int = 256 << 20, timeLimit: Duration? = nil) {
+        self.maxPixelCount = maxPixelCount
+        self.memoryBudget = memoryBudget
+        self.timeLimit = timeLimit
+    }
+
+    /// The default limits.
+    public static let `default` = DecodingLimits()
+}
+
+/// What a decode will cost, computed from the header before it runs.
+struct DecodeEstimate: Sendable, Hashable {
+    /// The size the decoder will produce (after JPEG shrink-on-load).
+    var width: Int
+    var height: Int
+    /// Bytes the decode needs at its peak.
+    var bytes: Int
+
+    /// The estimate for decoding `header`, at `jpegHint` if given.
+    init(header: ImageHeader, format: ImageFormat, jpegHint: JPEGScale.Hint?) {
+        var size = (width: header.width, height: header.height)
+        if format == .jpeg, let jpegHint {
+            size = JPEGScale.decodedSize(width: header.width, height: header.height, hint: jpegHint)
+        }
+        let bytesPerPixel = header.components >= 4 && !header.hasAlpha ? 10 : 8
+        var bytes = size.width * size.height * bytesPerPixel
+        if format == .jpeg, header.isProgressive {
+            bytes += Int(Double(header.width * header.height) * header.samplesPerPixel) * 2
+        }
+        width = size.width
+        height = size.height
+        self.bytes = bytes
+    }
+}
+
+/// libjpeg's DCT scaling as ImageMagick 6 drives it through the `jpeg:size` option.
+enum JPEGScale {
+    /// A `jpeg:size` hint: the smallest size wanted on each axis.
+    struct Hint: Sendable, Hashable {
+        var width: Int
+        var height: Int
+
+        var option: String { "\(width)x\(height)" }
+    }
+
+    /// The hint for a decode that must give at least `target` on each axis with room for a good
+    /// resize (about twice the target), or nil when no reduced scale would apply.
+    static func hint(width: Int, height: Int, target: (width: Int, height: Int)) -> Hint? {
+        let hint = Hint(width: max(target.width * 2, 1), height: max(target.height * 2, 1))
+        return denominator(width: width, height: height, hint: hint) >= 2 ? hint : nil
+    }
+
+    /// ImageMagick's `scale_denom`: the smaller of the two axis ratios, truncated.
+    static func denominator(width: Int, height: Int, hint: Hint) -> Int {
+        let ratio = min(Double(width) / Double(hint.width), Double(height) / Double(hint.height))
+        return Int(ratio)
+    }
+
+    /// The size libjpeg-turbo decodes to for `hint`: it scales by k/8 with the smallest k for
+    /// which k/8 >= 1/denominator, rounding each side up.
+    static func decodedSize(width: Int, height: Int, hint: Hint) -> (width: Int, height: Int) {
+        let denominator = denominator(width: width, height: height, hint: hint)
+        guard denominator >= 2 else { return (width, height) }
+        let k = (8 + denominator - 1) / denominator
+        return ((width * k + 7) / 8, (height * k + 7) / 8)
+    }
+}

@@ -1,0 +1,265 @@
+/// What MagickIO reads from a file's header itself, in Swift, before ImageMagick sees the bytes:
+/// enough to estimate a decode's cost and refuse a decompression bomb, and to open images whose
+/// size ImageMagick's ping would already refuse.
+///
+/// Parsed for JPEG (SOF segment, EXIF orientation), PNG (IHDR), GIF (logical screen), WebP
+/// (VP8/VP8L/VP8X) and HEIC/AVIF (the largest `ispe`); other formats rely on ImageMagick's ping.
+struct ImageHeader: Sendable, Hashable {
+    var width: Int
+    var height: Int
+    /// Colour components per pixel as stored (JPEG: 1, 3 or 4).
+    var components: Int = 3
+    var hasAlpha = false
+    var bitDepth = 8
+    /// A progressive JPEG: libjpeg keeps every DCT coefficient of the whole image while decoding.
+    var isProgressive = false
+    /// JPEG: coded samples per pixel over all components, after chroma subsampling (3 for 4:4:4,
+    /// 1.5 for 4:2:0): what the coefficient buffer of a progressive decode scales with.
+    var samplesPerPixel: Double = 3
+    /// The EXIF orientation, when the header carries one.
+    var orientation: Orientation?
+
+    /// Whether the stored size is over ImageMagick's process-wide width, height or area limit.
+    var exceedsProcessLimits: Bool {
+        let limits = ResourceLimits.current
+        return width > limits.width || height > limits.height || width * height > limits.area
+    }
+
+    /// The header of `bytes`, or nil when it cannot be parsed (ImageMagick's ping then decides).
+    static func parse(_ bytes: SourceBytes, format: ImageFormat) -> ImageHeader? {
+        let reader = HeaderReader(source: bytes)
+        let header: ImageHeader?
+        switch format {
+        case .jpeg: header = parseJPEG(reader)
+        case .png: header = parsePNG(reader)
+        case .gif: header = parseGIF(reader)
+        case .webp: header = parseWebP(reader)
+        case .heic, .avif: header = parseISOBMFF(reader)
+        default: header = nil
+        }
+        guard let header, header.width > 0, header.height > 0 else { return nil }
+        return header
+    }
+
+    private static func parseJPEG(_ reader: HeaderReader) -> ImageHeader? {
+        var offset = 2
+        var orientation: Orientation?
+        // Walk the marker segments up to the first frame header; no entropy-coded data before it.
+        for _ in 0..<512 {
+            guard let marker = reader.bytes(at: offset, 4), marker[0] == 0xFF else { return nil }
+            let code = marker[1]
+            if code == 0xFF { offset += 1; continue }  // fill byte
+            if code == 0xD8 || (0xD0...0xD7).contains(code) || code == 0x01 { offset += 2; continue }
+            let length = Int(marker[2]) << 8 | Int(marker[3])
+            guard length >= 2 else { return nil }
+            switch code {
+            case 0xC0...0xCF where code != 0xC4 && code != 0xC8 && code != 0xCC:
+                guard let sof = reader.bytes(at: offset + 4, 6) else { return nil }
+                let height = Int(sof[1]) << 8 | Int(sof[2])
+                let width = Int(sof[3]) << 8 | Int(sof[4])
+                let components = Int(sof[5])
+                var header = ImageHeader(
+                    width: width, height: height, components: components, bitDepth: Int(sof[0]),
+                    isProgressive: [0xC2, 0xC6, 0xCA, 0xCE].contains(code), orientation: orientation)
+                header.samplesPerPixel = Double(components)
+                if components > 0, let specs = reader.bytes(at: offset + 10, components * 3) {
+                    header.samplesPerPixel = codedSamplesPerPixel(specs, components: components)
+                }
+                return header
+            case 0xE1 where orientation == nil:
+                orientation = exifOrientation(reader, segment: offset + 4, length: length - 2)
+            case 0xDA, 0xD9:
+                return nil  // scan or end before any frame header
+            default:
+                break
+            }
+            offset += 2 + length
+        }
+        return nil
+    }
+
+    /// Sum of each component's sampling area over the largest: the SOF component specs are
+    /// (id, H << 4 | V, table) triples.
+    private static func codedSamplesPerPixel(_ specs: [UInt8], components: Int) -> Double {
+        var horizontal: [Int] = [], vertical: [Int] = []
+        for index in 0..<components {
+            horizontal.append(Int(specs[index * 3 + 1] >> 4))
+            vertical.append(Int(specs[index * 3 + 1] & 0x0F))
+        }
+        let most = (horizontal.max() ?? 1) * (vertical.max() ?? 1)
+        guard most > 0 else { return Double(components) }
+        var area = 0
+        for index in 0..<components {
+            area += horizontal[index] * vertical[index]
+        }
+        return Double(area) / Double(most)
+    }
+
+    /// The Orientation tag (0x0112) of IFD0 in an APP1 `Exif\0\0` segment.
+    private static func exifOrientation(_ reader: HeaderReader, segment: Int, length: Int) -> Orientation? {
+        guard length > 14, let exif = reader.bytes(at: segment, min(length, 1 << 16)),
+              exif.starts(with: Array("Exif\0\0".utf8)) else { return nil }
+        let tiff = Array(exif.dropFirst(6))
+        guard tiff.count >= 8 else { return nil }
+        let little = tiff[0] == 0x49
+        func u16(_ i: Int) -> Int? {
+            guard i >= 0, i + 2 <= tiff.count else { return nil }
+            return little ? Int(tiff[i]) | Int(tiff[i + 1]) << 8 : Int(tiff[i]) << 8 | Int(tiff[i + 1])
+        }
+        func u32(_ i: Int) -> Int? {
+            guard let high = u16(little ? i + 2 : i), let low = u16(little ? i : i + 2) else { return nil }
+            return high << 16 | low
+        }
+        guard let ifd = u32(4), let entries = u16(ifd) else { return nil }
+        for entry in 0..<min(entries, 256) {
+            let at = ifd + 2 + entry * 12
+            guard let tag = u16(at) else { return nil }
+            if tag == 0x0112, let value = u16(at + 8) {
+                return Orientation(exifValue: value)
+            }
+        }
+        return nil
+    }
+
+    private static func parsePNG(_ reader: HeaderReader) -> ImageHeader? {
+        guard let ihdr = reader.bytes(at: 8, 25), ihdr[4...7].elementsEqual("IHDR".utf8) else { return nil }
+        let width = reader.u32be(ihdr, 8), height = reader.u32be(ihdr, 12)
+        let colourType = ihdr[17]
+        let components = [0: 1, 2: 3, 3: 3, 4: 2, 6: 4][Int(colourType)] ?? 4
+        var hasAlpha = colourType == 4 || colourType == 6
+        // A tRNS chunk before the image data gives a palette or a colour transparency.
+        var offset = 33
+        for _ in 0..<64 where !hasAlpha {
+            guard let chunk = reader.bytes(at: offset, 8) else { break }
+            let type = String(decoding: chunk[4..<8], as: UTF8.self)
+            if type == "tRNS" { hasAlpha = true }
+            if type == "IDAT" || type == "IEND" { break }
+            offset += 12 + reader.u32be(chunk, 0)
+        }
+        return ImageHeader(
+            width: width, height: height, components: components, hasAlpha: hasAlpha, bitDepth: Int(ihdr[16]))
+    }
+
+    private static func parseGIF(_ reader: HeaderReader) -> ImageHeader? {
+        guard let screen = reader.bytes(at: 6, 4) else { return nil }
+        return ImageHeader(width: Int(screen[0]) | Int(screen[1]) << 8, height: Int(screen[2]) | Int(screen[3]) << 8)
+    }
+
+    private static func parseWebP(_ reader: HeaderReader) -> ImageHeader? {
+        guard let chunk = reader.bytes(at: 12, 18) else { return nil }
+        let kind = String(decoding: chunk[0..<4], as: UTF8.self)
+        func u24(_ i: Int) -> Int { Int(chunk[i]) | Int(chunk[i + 1]) << 8 | Int(chunk[i + 2]) << 16 }
+        switch kind {
+        case "VP8X":
+            return ImageHeader(width: u24(12) + 1, height: u24(15) + 1, hasAlpha: chunk[8] & 0x10 != 0)
+        case "VP8L":
+            guard chunk[8] == 0x2F else { return nil }
+            let bits = Int(chunk[9]) | Int(chunk[10]) << 8 | Int(chunk[11]) << 16 | Int(chunk[12]) << 24
+            return ImageHeader(width: (bits & 0x3FFF) + 1, height: ((bits >> 14) & 0x3FFF) + 1, hasAlpha: (bits >> 28) & 1 == 1)
+        case "VP8 ":
+            guard chunk[11] == 0x9D, chunk[12] == 0x01, chunk[13] == 0x2A else { return nil }
+            return ImageHeader(
+                width: (Int(chunk[14]) | Int(chunk[15]) << 8) & 0x3FFF,
+                height: (Int(chunk[16]) | Int(chunk[17]) << 8) & 0x3FFF)
+        default:
+            return nil
+        }
+    }
+
+    /// HEIF: the image spatial extent (`ispe`) of the primary item (`pitm`), found through the
+    /// item property associations (`ipma`); a grid image's tiles carry extents of their own.
+    private static func parseISOBMFF(_ reader: HeaderReader) -> ImageHeader? {
+        var primary: Int?
+        var properties: [(type: String, offset: Int, size: Int)] = []
+        var associations: [Int: [Int]] = [:]
+
+        func walk(_ start: Int, _ end: Int, depth: Int) {
+            var offset = start
+            while offset + 8 <= end, depth < 6 {
+                guard let box = reader.bytes(at: offset, 8) else { return }
+                var size = reader.u32be(box, 0)
+                let type = String(decoding: box[4..<8], as: UTF8.self)
+                var headerSize = 8
+                if size == 1, let large = reader.bytes(at: offset + 8, 8) {
+                    size = reader.u32be(large, 0) << 32 | reader.u32be(large, 4)
+                    headerSize = 16
+                } else if size == 0 {
+                    size = end - offset
+                }
+                guard size >= headerSize, offset + size <= end else { return }
+                let body = offset + headerSize
+                switch type {
+                case "meta": walk(body + 4, offset + size, depth: depth + 1)  // a full box
+                case "iprp": walk(body, offset + size, depth: depth + 1)
+                case "ipco":
+                    var child = body
+                    while child + 8 <= offset + size, let head = reader.bytes(at: child, 8) {
+                        let childSize = reader.u32be(head, 0)
+                        guard childSize >= 8 else { break }
+                        properties.append((String(decoding: head[4..<8], as: UTF8.self), child, childSize))
+                        child += childSize
+                    }
+                case "pitm":
+                    if let head = reader.bytes(at: body, 8) {
+                        primary = head[0] == 0 ? Int(head[4]) << 8 | Int(head[5]) : reader.u32be(head, 4)
+                    }
+                case "ipma":
+                    if let ipma = reader.bytes(at: body, min(size - headerSize, 1 << 16)) {
+                        parseAssociations(ipma, into: &associations)
+                    }
+                case "mdat":
+                    return  // the metadata comes before the media data in every file worth opening
+                default: break
+                }
+                offset += size
+            }
+        }
+        walk(0, min(reader.source.count, 1 << 20), depth: 0)
+
+        let extents = properties.enumerated().compactMap { index, property -> (index: Int, width: Int, height: Int)? in
+            guard property.type == "ispe", let extent = reader.bytes(at: property.offset + 12, 8) else { return nil }
+            return (index + 1, reader.u32be(extent, 0), reader.u32be(extent, 4))
+        }
+        let chosen = primary.flatMap { associations[$0] }.flatMap { indices in
+            extents.first { indices.contains($0.index) }
+        } ?? extents.max { $0.width * $0.height < $1.width * $1.height }
+        guard let chosen else { return nil }
+        return ImageHeader(width: chosen.width, height: chosen.height)
+    }
+
+    /// `ipma`: for each item, the 1-based indices of its properties in `ipco`.
+    private static func parseAssociations(_ box: [UInt8], into associations: inout [Int: [Int]]) {
+        guard box.count >= 8 else { return }
+        let version = box[0], wideIndices = box[3] & 1 == 1
+        var at = 4
+        func take(_ count: Int) -> Int? {
+            guard at + count <= box.count else { return nil }
+            defer { at += count }
+            return box[at..<at + count].reduce(0) { $0 << 8 | Int($1) }
+        }
+        guard let entries = take(4) else { return }
+        for _ in 0..<min(entries, 4096) {
+            guard let item = take(version < 1 ? 2 : 4), let count = take(1) else { return }
+            var indices: [Int] = []
+            for _ in 0..<count {
+                guard let value = take(wideIndices ? 2 : 1) else { return }
+                indices.append(value & (wideIndices ? 0x7FFF : 0x7F))
+            }
+            associations[item] = indices
+        }
+    }
+}
+
+/// Bounds-checked random access to a source's first bytes.
+private struct HeaderReader {
+    let source: SourceBytes
+
+    func bytes(at offset: Int, _ length: Int) -> [UInt8]? {
+        let got = source.read(at: offset, length: length)
+        return got.count == length ? got : nil
+    }
+
+    func u32be(_ array: [UInt8], _ i: Int) -> Int {
+        Int(array[i]) << 24 | Int(array[i + 1]) << 16 | Int(array[i + 2]) << 8 | Int(array[i + 3])
+    }
+}

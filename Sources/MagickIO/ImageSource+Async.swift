@@ -1,0 +1,27 @@
+import Foundation
+
+/// The `async` forms of ``ImageSource``'s decoding work (opening a source only reads its header, and
+/// stays synchronous). They run on MagickIO's own threads, never blocking
+/// Swift's cooperative pool, and honour task cancellation: a cancelled task's decode stops at its
+/// next row and throws ``MagickIOError/Kind/cancelled``.
+///
+/// ```swift
+/// let thumb = try await ImageSource(url: url).thumbnail(maxPixelSize: 256)   // in an async context
+/// ```
+extension ImageSource {
+    /// ``thumbnail(maxPixelSize:at:allowUpscale:)`` on MagickIO's threads, cancellable.
+    public func thumbnail(maxPixelSize: Int, at index: Int = 0, allowUpscale: Bool = false) async throws(MagickIOError) -> Image {
+        let interrupt = Interrupt(timeLimit: limits.timeLimit)
+        return try await WorkerPool.shared.run(interrupt: interrupt) { () throws(MagickIOError) in
+            try thumbnail(maxPixelSize: maxPixelSize, at: index, allowUpscale: allowUpscale, interrupt: interrupt)
+        }
+    }
+
+    /// ``image(at:)`` on MagickIO's threads, cancellable.
+    public func image(at index: Int = 0) async throws(MagickIOError) -> Image {
+        let interrupt = Interrupt(timeLimit: limits.timeLimit)
+        return try await WorkerPool.shared.run(interrupt: interrupt) { () throws(MagickIOError) in
+            try image(at: index, interrupt: interrupt)
+        }
+    }
+}

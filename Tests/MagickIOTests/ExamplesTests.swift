@@ -1,0 +1,628 @@
+import Foundation
+import MagickIO
+import Testing
+
+/// End-to-end tests of the `thumbnail` and `imageinfo` executables: the built binaries are run as
+/// child processes on the fixtures, and their exit status, JSON lines and output files checked
+/// (outputs are read back with MagickIO itself).
+@Suite(.timeLimit(.minutes(2)))
+struct ExamplesTests {
+    // MARK: thumbnail: sizes and outputs
+
+    @Test("thumbnail --json reports each input with its output and fitted size", arguments: [
+        ("photo.jpg", 64, 64, 48),
+        ("photo.jpg", 48, 48, 36),
+        ("photo.jpg", 1000, 320, 240),  // never upscaled
+        ("orient-6.jpg", 48, 48, 32),  // stored 64x96, shown 96x64
+        ("alpha.png", 48, 40, 30),
+        ("animated.gif", 48, 24, 16),
+        ("png-named.jpg", 48, 48, 32),  // a PNG whatever its name says
+    ])
+    func thumbnailSizes(fixture: String, maxPixelSize: Int, width: Int, height: Int) async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let input = Harness.fixture(fixture).path
+        let run = try await Harness.run(
+            "thumbnail", [input, "--max-pixel-size", "\(maxPixelSize)", "--output", "out", "--json"], in: sandbox.url)
+        #expect(run.status == 0, "\(run)")
+
+        let lines = try run.thumbnailLines()
+        try #require(lines.count == 1, "\(run)")
+        let line = lines[0]
+        #expect(line.input == input)
+        #expect(line.error == nil)
+        let expectedOutput = "out/" + (fixture as NSString).deletingPathExtension + ".jpg"
+        #expect(line.output == expectedOutput)
+        #expect(line.width == width)
+        #expect(line.height == height)
+
+        let source = try ImageSource(url: sandbox.url.appendingPathComponent(expectedOutput))
+        #expect(source.format == .jpeg)
+        let properties = try source.properties(at: 0)
+        #expect(properties.pixelWidth == width && properties.pixelHeight == height)
+        #expect(properties.orientation == .up)
+        #expect(run.stderr.contains("thumbnail: 1 image, 1 done, 0 failed in "), "\(run)")
+        #expect(run.stderr.contains("-> out/"), "\(run)")
+    }
+
+    @Test("thumbnails of all eight EXIF orientations come out upright (one job at a time)")
+    func thumbnailOrientations() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let inputs = (1...8).map { Harness.fixture("orient-\($0).jpg").path }
+        let run = try await Harness.run(
+            "thumbnail", inputs + ["--max-pixel-size", "48", "--format", "png", "--jobs", "1", "--json", "--output", "out"],
+            in: sandbox.url)
+        #expect(run.status == 0, "\(run)")
+        let lines = try run.thumbnailLines()
+        #expect(lines.count == 8)
+        // One worker takes the inputs in order, so completion order is input order here.
+        #expect(lines.map(\.input) == inputs)
+
+        for n in 1...8 {
+            let line = try #require(lines.first { $0.input.hasSuffix("/orient-\(n).jpg") }, "no line for orient-\(n).jpg")
+            #expect(line.output == "out/orient-\(n).png")
+            #expect(line.width == 48 && line.height == 32, "orient-\(n): \(line)")
+            let output = sandbox.url.appendingPathComponent("out/orient-\(n).png")
+            let image = try await ImageSource(url: output).image(at: 0)
+            #expect(image.width == 48 && image.height == 32)
+            let pixels = try image.pixels(.rgba8)
+            // red top-left, lime top-right, blue bottom-left, yellow bottom-right
+            let expected: [(x: Int, y: Int, rgb: (Int, Int, Int))] = [
+                (12, 8, (255, 0, 0)), (36, 8, (0, 255, 0)), (12, 24, (0, 0, 255)), (36, 24, (255, 255, 0)),
+            ]
+            for point in expected {
+                let i = point.y * pixels.bytesPerRow + point.x * 4
+                let got = (Int(pixels.bytes[i]), Int(pixels.bytes[i + 1]), Int(pixels.bytes[i + 2]))
+                let close = abs(got.0 - point.rgb.0) < 48 && abs(got.1 - point.rgb.1) < 48 && abs(got.2 - point.rgb.2) < 48
+                #expect(close, "orient-\(n) at (\(point.x), \(point.y)) is \(got), expected \(point.rgb)")
+            }
+        }
+    }
+
+    @Test("--format picks the encoder and the extension; alpha is kept where the format has it", arguments: [
+        ("jpeg", "jpg", ImageFormat.jpeg, false),
+        ("png", "png", ImageFormat.png, true),
+        ("webp", "webp", ImageFormat.webp, true),
+    ])
+    func thumbnailFormats(option: String, fileExtension: String, format: ImageFormat, keepsAlpha: Bool) async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let run = try await Harness.run(
+            "thumbnail",
+            [Harness.fixture("alpha.png").path, Harness.fixture("photo.jpg").path, "--format", option, "--quality", "70", "--json"],
+            in: sandbox.url)
+        #expect(run.status == 0, "\(run)")
+        let outputs = Set(try run.thumbnailLines().compactMap(\.output))
+        #expect(outputs == ["thumbnails/alpha.\(fileExtension)", "thumbnails/photo.\(fileExtension)"])
+
+        let alpha = try ImageSource(url: sandbox.url.appendingPathComponent("thumbnails/alpha.\(fileExtension)"))
+        #expect(alpha.format == format)
+        #expect(try alpha.properties(at: 0).hasAlpha == keepsAlpha)
+        let photo = try ImageSource(url: sandbox.url.appendingPathComponent("thumbnails/photo.\(fileExtension)"))
+        #expect(photo.format == format)
+        let properties = try photo.properties(at: 0)
+        #expect(properties.pixelWidth == 256 && properties.pixelHeight == 192)
+        #expect(properties.exif.isEmpty, "thumbnails carry no metadata: \(properties.exif)")
+    }
+
+    // MARK: thumbnail: failures and exit status
+
+    @Test("failed inputs are reported with their error kind, the others still done, exit status 1")
+    func thumbnailFailures() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let photo = Harness.fixture("photo.jpg").path
+        let text = Harness.fixture("text.jpg").path
+        let empty = Harness.fixture("empty.jpg").path
+        let truncated = Harness.fixture("truncated.jpg").path
+        let missing = "no-such-dir/missing.jpg"
+        let run = try await Harness.run(
+            "thumbnail", [photo, text, empty, missing, truncated, "--json", "--max-pixel-size", "64"], in: sandbox.url)
+        #expect(run.status == 1, "\(run)")
+
+        let lines = try run.thumbnailLines()
+        #expect(lines.count == 5, "\(run)")
+        let byInput = Dictionary(lines.map { ($0.input, $0) }, uniquingKeysWith: { first, _ in first })
+        #expect(byInput[photo]?.output == "thumbnails/photo.jpg")
+        #expect(byInput[photo]?.width == 64 && byInput[photo]?.height == 48)
+        #expect(byInput[text]?.error?.kind == "unsupportedFormat")
+        #expect(byInput[empty]?.error?.kind == "emptyData")
+        #expect(byInput[missing]?.error?.kind == "fileNotFound")
+        #expect(byInput[truncated]?.error?.kind == "corruptImage")
+        for line in lines where line.error != nil {
+            #expect(line.output == nil && line.width == nil && line.height == nil)
+            #expect(!(line.error?.message.isEmpty ?? true), "\(line)")
+        }
+        #expect(run.stderr.contains("5 images, 1 done, 4 failed"), "\(run)")
+
+        let written = try FileManager.default.contentsOfDirectory(atPath: sandbox.url.appendingPathComponent("thumbnails").path)
+        #expect(written == ["photo.jpg"])
+    }
+
+    @Test("without --json: nothing on stdout, one line per failure and the summary on stderr")
+    func thumbnailHumanOutput() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let run = try await Harness.run(
+            "thumbnail", [Harness.fixture("photo.jpg").path, "gone.png", Harness.fixture("text.jpg").path], in: sandbox.url)
+        #expect(run.status == 1)
+        #expect(run.stdout.isEmpty, "\(run)")
+        let lines = run.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(run)")
+        #expect(lines.contains { $0.contains("gone.png") && $0.contains("fileNotFound") }, "\(run)")
+        #expect(lines.contains { $0.contains("text.jpg") && $0.contains("unsupportedFormat") }, "\(run)")
+        #expect(lines.last?.hasPrefix("thumbnail: 3 images, 1 done, 2 failed in ") == true, "\(run)")
+        #expect(lines.last?.hasSuffix(" s -> thumbnails/") == true, "\(run)")
+        #expect(!run.stderr.contains("\r"), "no progress bar when stderr is not a terminal")
+    }
+
+    @Test("bad usage exits with status 2 before doing anything", arguments: [
+        ["--max-pixel-size", "0"],
+        ["--max-pixel-size", "abc"],
+        ["--quality", "0"],
+        ["--quality", "101"],
+        ["--jobs", "0"],
+        ["--format", "gif"],
+        ["--bogus"],
+        ["--output"],
+    ])
+    func thumbnailUsageErrors(arguments: [String]) async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let run = try await Harness.run("thumbnail", [Harness.fixture("photo.jpg").path] + arguments, in: sandbox.url)
+        #expect(run.status == 2, "\(run)")
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.contains("Usage:"), "\(run)")
+        let made = try FileManager.default.contentsOfDirectory(atPath: sandbox.url.path)
+        #expect(made.isEmpty, "nothing is written on bad usage: \(made)")
+    }
+
+    @Test("--help exits 0 and documents the options")
+    func thumbnailHelp() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let run = try await Harness.run("thumbnail", ["--help"], in: sandbox.url)
+        #expect(run.status == 0)
+        for option in ["--max-pixel-size", "--output", "--format", "--quality", "--jobs", "--json"] {
+            #expect(run.stdout.contains(option), "\(option) missing from the help")
+        }
+    }
+
+    // MARK: thumbnail: naming
+
+    @Test("inputs that would share an output get -2, -3 in input order; reruns replace the outputs")
+    func thumbnailDuplicateNames() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try sandbox.copy("photo.jpg", to: "a/photo.jpg")  // 320x240
+        try sandbox.copy("orient-6.jpg", to: "b/photo.jpg")  // shown 96x64
+        try sandbox.copy("alpha.png", to: "c/photo.png")  // 40x30
+        // A stale, undecodable file where the first output goes: it must be replaced.
+        try sandbox.write("not a thumbnail", to: "thumbnails/photo.jpg")
+
+        for attempt in 1...2 {
+            let run = try await Harness.run(
+                "thumbnail", ["a/photo.jpg", "b/photo.jpg", "c/photo.png", "--max-pixel-size", "64", "--jobs", "3", "--json"],
+                in: sandbox.url)
+            #expect(run.status == 0, "run \(attempt): \(run)")
+            let lines = try run.thumbnailLines()
+            let byInput = Dictionary(lines.map { ($0.input, $0) }, uniquingKeysWith: { first, _ in first })
+            let expected = [
+                "a/photo.jpg": ("thumbnails/photo.jpg", 64, 48),
+                "b/photo.jpg": ("thumbnails/photo-2.jpg", 64, 43),
+                "c/photo.png": ("thumbnails/photo-3.jpg", 40, 30),
+            ]
+            #expect(lines.count == 3)
+            for (input, (output, width, height)) in expected {
+                let line = try #require(byInput[input], "run \(attempt): no line for \(input)")
+                #expect(line.output == output, "run \(attempt)")
+                #expect(line.width == width && line.height == height, "run \(attempt): \(line)")
+                let properties = try ImageSource(url: sandbox.url.appendingPathComponent(output)).properties(at: 0)
+                #expect(properties.pixelWidth == width && properties.pixelHeight == height, "run \(attempt): \(output)")
+            }
+            let written = try FileManager.default.contentsOfDirectory(atPath: sandbox.url.appendingPathComponent("thumbnails").path)
+            #expect(written.sorted() == ["photo-2.jpg", "photo-3.jpg", "photo.jpg"], "run \(attempt)")
+        }
+    }
+
+    @Test("two files of one directory with the same name but another extension are numbered in sorted order")
+    func thumbnailSameStemInOneDirectory() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try sandbox.copy("photo.jpg", to: "in/pic.jpg")
+        try sandbox.copy("alpha.png", to: "in/pic.png")
+        let run = try await Harness.run("thumbnail", ["in", "--json", "--output", "out"], in: sandbox.url)
+        #expect(run.status == 0, "\(run)")
+        let outputs = Dictionary(try run.thumbnailLines().map { ($0.input, $0.output ?? "") }, uniquingKeysWith: { first, _ in first })
+        #expect(outputs == ["in/pic.jpg": "out/pic.jpg", "in/pic.png": "out/pic-2.jpg"])
+    }
+
+    // MARK: thumbnail: directories
+
+    @Test("a directory is walked recursively for visible image files, skipping the output directory")
+    func thumbnailWalksDirectories() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try sandbox.copy("photo.jpg", to: "in/x.jpg")
+        try sandbox.copy("alpha.png", to: "in/sub/y.PNG")
+        try sandbox.copy("animated.gif", to: "in/sub/deep/w.gif")
+        try sandbox.copy("photo.jpg", to: "in/.hidden.jpg")  // hidden file
+        try sandbox.copy("photo.jpg", to: "in/.cache/z.jpg")  // inside a hidden directory
+        try sandbox.copy("photo.jpg", to: "in/README")  // no image extension
+        try sandbox.copy("photo.jpg", to: "in/x.jpg.bak")
+        try sandbox.copy("text.jpg", to: "in/notes.txt")
+        try sandbox.copy("photo.jpg", to: "in/thumbs/old.jpg")  // already in the output directory
+
+        let expected = [
+            "in/x.jpg": "in/thumbs/x.jpg",
+            "in/sub/y.PNG": "in/thumbs/sub/y.jpg",
+            "in/sub/deep/w.gif": "in/thumbs/sub/deep/w.jpg",
+        ]
+        // The output directory is recognised however it is spelled.
+        for output in ["in/thumbs", "./in/sub/../thumbs/", sandbox.url.appendingPathComponent("in/thumbs").path] {
+            let run = try await Harness.run("thumbnail", ["in", "--output", output, "--json", "--max-pixel-size", "32"], in: sandbox.url)
+            #expect(run.status == 0, "\(run)")
+            let lines = try run.thumbnailLines()
+            #expect(Set(lines.map(\.input)) == Set(expected.keys), "--output \(output): \(run)")
+            #expect(lines.count == 3, "--output \(output): \(run)")
+            for line in lines {
+                let want = try #require(expected[line.input])
+                let got = try #require(line.output)
+                let absolute = got.hasPrefix("/") ? got : sandbox.url.path + "/" + got
+                #expect(URL(fileURLWithPath: absolute).standardizedFileURL.path
+                        == sandbox.url.appendingPathComponent(want).standardizedFileURL.path, "--output \(output)")
+            }
+        }
+        for output in expected.values {
+            #expect(FileManager.default.fileExists(atPath: sandbox.url.appendingPathComponent(output).path), "\(output)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: sandbox.url.appendingPathComponent("in/thumbs/old-2.jpg").path))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.url.appendingPathComponent("in/thumbs/thumbs").path))
+    }
+
+    @Test("a directory without images is not an error: no lines, exit status 0")
+    func thumbnailEmptyDirectory() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try sandbox.copy("photo.jpg", to: "in/.hidden.jpg")
+        try sandbox.copy("text.jpg", to: "in/notes.txt")
+        try FileManager.default.createDirectory(at: sandbox.url.appendingPathComponent("in/empty"), withIntermediateDirectories: true)
+        let run = try await Harness.run("thumbnail", ["in", "--json"], in: sandbox.url)
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.contains("0 images, 0 done, 0 failed"), "\(run)")
+    }
+
+    @Test("a file argument is always tried, whatever its extension")
+    func thumbnailFileArgumentWithoutImageExtension() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try sandbox.copy("photo.jpg", to: "picture.data")
+        let run = try await Harness.run("thumbnail", ["picture.data", "--json", "--max-pixel-size", "32"], in: sandbox.url)
+        #expect(run.status == 0, "\(run)")
+        let lines = try run.thumbnailLines()
+        #expect(lines.map(\.output) == ["thumbnails/picture.jpg"])
+        #expect(lines.first?.width == 32 && lines.first?.height == 24)
+    }
+
+    @Test("with no INPUT the bundled samples are thumbnailed into thumbnails/")
+    func thumbnailDefaultSamples() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let samples = Harness.packageRoot.appendingPathComponent("Examples/thumbnail/Samples")
+        let names = try FileManager.default.contentsOfDirectory(atPath: samples.path).filter { !$0.hasPrefix(".") }.sorted()
+        try #require(names.count >= 3, "the samples are missing: run Examples/thumbnail/make-samples.sh")
+
+        let run = try await Harness.run("thumbnail", ["--json"], in: sandbox.url)
+        #expect(run.status == 0, "\(run)")
+        let lines = try run.thumbnailLines()
+        #expect(lines.count == names.count, "\(run)")
+        #expect(lines.allSatisfy { $0.error == nil }, "\(run)")
+        let written = try FileManager.default.contentsOfDirectory(atPath: sandbox.url.appendingPathComponent("thumbnails").path)
+        #expect(written.sorted() == names.map { ($0 as NSString).deletingPathExtension + ".jpg" }.sorted())
+
+        for name in names {
+            let original = try ImageSource(url: samples.appendingPathComponent(name)).properties(at: 0)
+            let output = "thumbnails/" + (name as NSString).deletingPathExtension + ".jpg"
+            let thumb = try ImageSource(url: sandbox.url.appendingPathComponent(output))
+            #expect(thumb.format == .jpeg)
+            let properties = try thumb.properties(at: 0)
+            let longest = max(original.orientedWidth, original.orientedHeight)
+            #expect(max(properties.pixelWidth, properties.pixelHeight) == min(256, longest), "\(name)")
+            #expect((properties.pixelWidth >= properties.pixelHeight) == (original.orientedWidth >= original.orientedHeight),
+                    "\(name) is upright")
+            #expect(lines.contains { $0.output == output && $0.width == properties.pixelWidth && $0.height == properties.pixelHeight })
+        }
+    }
+
+    // MARK: imageinfo
+
+    @Test("imageinfo --json: one line per file, in order, with the header's properties")
+    func imageinfoJSON() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let names = ["orient-6.jpg", "png-named.jpg", "animated.gif", "alpha.png", "photo.jpg"]
+        let paths = names.map { Harness.fixture($0).path }
+        let run = try await Harness.run("imageinfo", paths + ["--json"], in: sandbox.url)
+        #expect(run.status == 0, "\(run)")
+        let lines = try run.infoLines()
+        #expect(lines.map(\.input) == paths)
+        try #require(lines.count == names.count)
+        for (line, path) in zip(lines, paths) {
+            #expect(line.error == nil)
+            let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber
+            #expect(line.fileSize == size?.intValue, "\(path)")
+            #expect(line.bitDepth == 8, "\(path)")
+        }
+
+        let orient6 = lines[0]
+        #expect(orient6.format == "jpeg")
+        #expect(orient6.pixelWidth == 64 && orient6.pixelHeight == 96)
+        #expect(orient6.orientation == 6)
+        #expect(orient6.orientedWidth == 96 && orient6.orientedHeight == 64)
+        #expect(orient6.frameCount == 1)
+        #expect(orient6.hasAlpha == false)
+        #expect(orient6.colorSpace == "srgb")
+
+        #expect(lines[1].format == "png")
+        #expect(lines[1].pixelWidth == 96 && lines[1].pixelHeight == 64)
+
+        #expect(lines[2].format == "gif")
+        #expect(lines[2].frameCount == 3)
+        #expect(lines[2].pixelWidth == 24 && lines[2].pixelHeight == 16)
+
+        #expect(lines[3].format == "png")
+        #expect(lines[3].hasAlpha == true)
+        #expect(lines[3].pixelWidth == 40 && lines[3].pixelHeight == 30)
+
+        #expect(lines[4].format == "jpeg")
+        #expect(lines[4].orientation == 1)
+        #expect(lines[4].orientedWidth == 320 && lines[4].orientedHeight == 240)
+    }
+
+    @Test("imageinfo reports failed files with their error kind and exits 1")
+    func imageinfoFailures() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let paths = [Harness.fixture("photo.jpg").path, Harness.fixture("text.jpg").path, Harness.fixture("empty.jpg").path, "missing.jpg"]
+        let run = try await Harness.run("imageinfo", paths + ["--json"], in: sandbox.url)
+        #expect(run.status == 1, "\(run)")
+        let lines = try run.infoLines()
+        #expect(lines.map(\.input) == paths)
+        try #require(lines.count == 4)
+        #expect(lines[0].error == nil && lines[0].format == "jpeg")
+        #expect(lines[1].error?.kind == "unsupportedFormat")
+        #expect(lines[2].error?.kind == "emptyData")
+        #expect(lines[3].error?.kind == "fileNotFound")
+        #expect(lines.dropFirst().allSatisfy { $0.format == nil && !($0.error?.message.isEmpty ?? true) })
+    }
+
+    @Test("imageinfo without --json prints an aligned block per file")
+    func imageinfoText() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let run = try await Harness.run(
+            "imageinfo", [Harness.fixture("orient-6.jpg").path, Harness.fixture("animated.gif").path], in: sandbox.url)
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stderr.isEmpty, "\(run)")
+        let blocks = run.stdout.components(separatedBy: "\n\n")
+        try #require(blocks.count == 2, "\(run)")
+        #expect(blocks[0].hasPrefix(Harness.fixture("orient-6.jpg").path + "\n"))
+        for value in ["jpeg", "64 x 96", "96 x 64", "6 (right)", "srgb"] {
+            #expect(blocks[0].contains(value), "\(value) missing from:\n\(blocks[0])")
+        }
+        #expect(blocks[1].contains("gif") && blocks[1].contains("frames:") && blocks[1].contains(" 3\n"))
+        // Values start in one column.
+        let columns = Set(blocks[0].split(separator: "\n").dropFirst().map { (line: Substring) -> Int in
+            let label = line.prefix { $0 != ":" }
+            let gap = line.dropFirst(label.count + 1).prefix { $0 == " " }
+            return label.count + 1 + gap.count
+        })
+        #expect(columns.count == 1, "values are not aligned:\n\(blocks[0])")
+    }
+
+    @Test("imageinfo usage errors exit with status 2", arguments: [
+        [String](), ["--json"], ["--bogus", "photo.jpg"],
+    ])
+    func imageinfoUsageErrors(arguments: [String]) async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let run = try await Harness.run("imageinfo", arguments, in: sandbox.url)
+        #expect(run.status == 2, "\(run)")
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.lowercased().contains("usage:"), "\(run)")
+    }
+}
+
+// MARK: - Harness
+
+/// Locates and runs the built executables.
+private enum Harness {
+    /// The package root, from this file's path.
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func fixture(_ name: String) -> URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)")
+    }
+
+    /// Where SwiftPM put the products: the test runner (on Linux `MagickIOPackageTests.xctest`, an
+    /// executable, found through `/proc/self/exe`) sits next to `thumbnail` and `imageinfo`.
+    static let productDirectories: [URL] = {
+        var candidates: [URL] = []
+        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            candidates.append(URL(fileURLWithPath: executable).deletingLastPathComponent())
+        }
+        let bundle = Bundle.main.bundleURL
+        candidates.append(bundle)
+        candidates.append(bundle.deletingLastPathComponent())  // macOS: the .xctest bundle is a folder
+        return candidates
+    }()
+
+    static func executable(_ name: String) throws -> URL {
+        for directory in productDirectories {
+            let url = directory.appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        Issue.record("""
+            The \(name) executable was not found next to the test runner (looked in \
+            \(productDirectories.map(\.path).joined(separator: ", "))). Build it first with `swift build`.
+            """)
+        throw HarnessError.missingExecutable(name)
+    }
+
+    /// Runs `tool` with `arguments` in `directory`, stdin empty, and waits at most `timeout`.
+    static func run(_ tool: String, _ arguments: [String], in directory: URL, timeout: Duration = .seconds(90)) async throws -> RunResult {
+        let logs = FileManager.default.temporaryDirectory.appendingPathComponent("examples-tests-logs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: logs) }
+        let stdoutURL = logs.appendingPathComponent("stdout")
+        let stderrURL = logs.appendingPathComponent("stderr")
+        try Data().write(to: stdoutURL)
+        try Data().write(to: stderrURL)
+        let stdout = try FileHandle(forWritingTo: stdoutURL)
+        let stderr = try FileHandle(forWritingTo: stderrURL)
+        defer {
+            try? stdout.close()
+            try? stderr.close()
+        }
+
+        let process = Process()
+        process.executableURL = try executable(tool)
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                process.terminate()
+                process.waitUntilExit()
+                throw HarnessError.timedOut("\(tool) \(arguments.joined(separator: " "))")
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        process.waitUntilExit()
+        if process.terminationReason == .uncaughtSignal {
+            throw HarnessError.crashed("\(tool) \(arguments.joined(separator: " "))", signal: process.terminationStatus)
+        }
+        return RunResult(
+            command: ([tool] + arguments).joined(separator: " "),
+            status: process.terminationStatus,
+            stdout: String(decoding: try Data(contentsOf: stdoutURL), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: stderrURL), as: UTF8.self))
+    }
+}
+
+private enum HarnessError: Error, CustomStringConvertible {
+    case missingExecutable(String)
+    case timedOut(String)
+    case crashed(String, signal: Int32)
+    case badJSONLine(String, Error)
+
+    var description: String {
+        switch self {
+        case .missingExecutable(let name): "the \(name) executable is missing"
+        case .timedOut(let command): "timed out: \(command)"
+        case .crashed(let command, let signal): "killed by signal \(signal): \(command)"
+        case .badJSONLine(let line, let error): "not a JSON object line: \(line) (\(error))"
+        }
+    }
+}
+
+/// What a run printed and how it ended.
+private struct RunResult: CustomStringConvertible {
+    var command: String
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    var description: String {
+        "`\(command)` exited \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)"
+    }
+
+    /// stdout as JSON lines: each line one object, every line ended by a newline.
+    func jsonLines<Line: Decodable>(as type: Line.Type) throws -> [Line] {
+        guard !stdout.isEmpty else { return [] }
+        #expect(stdout.hasSuffix("\n"), "the last JSON line is not ended: \(self)")
+        return try stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { line in
+            do {
+                return try JSONDecoder().decode(Line.self, from: Data(line.utf8))
+            } catch {
+                throw HarnessError.badJSONLine(String(line), error)
+            }
+        }
+    }
+
+    func thumbnailLines() throws -> [ThumbnailLine] {
+        try jsonLines(as: ThumbnailLine.self)
+    }
+
+    func infoLines() throws -> [InfoLine] {
+        try jsonLines(as: InfoLine.self)
+    }
+}
+
+/// A `thumbnail --json` line: a result or an error (types checked strictly by `JSONDecoder`).
+private struct ThumbnailLine: Decodable, Sendable {
+    var input: String
+    var output: String?
+    var width: Int?
+    var height: Int?
+    var error: ErrorLine?
+}
+
+/// An `imageinfo --json` line.
+private struct InfoLine: Decodable, Sendable {
+    var input: String
+    var format: String?
+    var pixelWidth: Int?
+    var pixelHeight: Int?
+    var orientation: Int?
+    var orientedWidth: Int?
+    var orientedHeight: Int?
+    var frameCount: Int?
+    var hasAlpha: Bool?
+    var colorSpace: String?
+    var bitDepth: Int?
+    var fileSize: Int?
+    var error: ErrorLine?
+}
+
+private struct ErrorLine: Decodable, Sendable {
+    var kind: String
+    var message: String
+}
+
+/// A fresh temporary directory for one test: the working directory of the runs and the home of
+/// copied fixtures.
+private struct Sandbox {
+    let url: URL
+
+    init() throws {
+        let base = URL(fileURLWithPath: NSTemporaryDirectory()).resolvingSymlinksInPath()
+        url = base.appendingPathComponent("magickio-examples-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    /// Copies fixture `name` to `path` below the sandbox, making folders as needed.
+    func copy(_ name: String, to path: String) throws {
+        let destination = url.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Harness.fixture(name), to: destination)
+    }
+
+    func write(_ text: String, to path: String) throws {
+        let destination = url.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: destination)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+@testable import MagickIO
+
+/// Big inputs, generated at test time (never committed), and the peak RSS of the built
+/// `thumbnail` executable working on them in a child process.
+@Suite("Bounded memory", .serialized)
+struct MemoryTests {
+    static let folder: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("magickio-large-\(getpid())")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    /// Generates `name` once per run.
+    static func input(_ name: String, _ make: (URL) throws -> Void) throws -> URL {
+        let url = folder.appendingPathComponent(name)
+        if !FileManager.default.fileExists(atPath: url.path) {
+            try make(url)
+        }
+        return url
+    }
+
+    struct ThumbnailRun {
+        var status: Int32
+        var json: [String: Any]
+        var peakRSS: Int
+        var temporaryFiles: [String]
+    }
+
+    /// Runs the built `thumbnail` on one input with its own, empty temporary folder.
+    static func thumbnail(_ input: URL, maxPixelSize: Int = 256) throws -> ThumbnailRun {
+        let work = folder.appendingPathComponent("run-\(UUID())")
+        let temporary = work.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = temporary.path
+        environment["MAGICK_TEMPORARY_PATH"] = temporary.path
+        let run = try runChild(
+            try builtProduct("thumbnail"),
+            [input.path, "--max-pixel-size", "\(maxPixelSize)", "--output", work.appendingPathComponent("out").path, "--jobs", "1", "--json"],
+            environment: environment, timeout: .seconds(120))
+        let line = String(decoding: run.stdout, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? "{}"
+        let json = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []
+        return ThumbnailRun(status: run.status, json: json, peakRSS: run.peakRSSBytes, temporaryFiles: leftovers)
+    }
+
+    @Test("a 100 MP baseline JPEG thumbnails in at most 48 MiB, writing no temporary file", .timeLimit(.minutes(3)))
+    func hundredMegapixelJPEG() throws {
+        let input = try Self.input("100mp.jpg") {
+            try LargeImages.writeJPEG(to: $0, width: 10_000, height: 10_000, quality: 90, progressive: false)
+        }
+        let run = try Self.thumbnail(input)
+        #expect(run.status == 0, "\(run.json)")
+        #expect(run.json["width"] as? Int == 256 && run.json["height"] as? Int == 256)
+        #expect(run.peakRSS <= 48 << 20, "peak RSS \(run.peakRSS >> 20) MiB")
+        #expect(run.temporaryFiles.isEmpty, "\(run.temporaryFiles)")
+    }
+
+    @Test("a 10000x10000 RGBA PNG gives a typed limit error, never a kill, within 300 MiB", .timeLimit(.minutes(3)))
+    func hugeRGBAPNG() throws {
+        let input = try Self.input("100mp-rgba.png") {
+            try LargeImages.writePNG(to: $0, width: 10_000, height: 10_000, alpha: true, content: .gradient)
+        }
+        let run = try Self.thumbnail(input)
+        let error = run.json["error"] as? [String: Any]
+        if run.status == 0 {
+            #expect(run.json["width"] as? Int == 256)
+        } else {
+            #expect(run.status == 1)
+            #expect(error?["kind"] as? String == "limitExceeded", "\(run.json)")
+        }
+        #expect(run.peakRSS <= 300 << 20, "peak RSS \(run.peakRSS >> 20) MiB")
+        #expect(run.temporaryFiles.isEmpty)
+    }
+
+    @Test("a 20000x20000 near-empty PNG is refused before decoding, in little memory", .timeLimit(.minutes(2)))
+    func pixelBombPNG() throws {
+        let input = try Self.input("bomb.png") {
+            try LargeImages.writePNG(to: $0, width: 20_000, height: 20_000, alpha: false, content: .empty)
+        }
+        let fileSize = try #require(FileManager.default.attributesOfItem(atPath: input.path)[.size] as? Int)
+        #expect(fileSize < 2 << 20)
+        let source = try ImageSource(url: input)
+        let p = try source.properties(at: 0)
+        #expect(p.pixelWidth == 20_000 && p.pixelHeight == 20_000)
+        do {
+            _ = try source.thumbnail(maxPixelSize: 256)
+            Issue.record("the bomb decoded")
+        } catch {
+            #expect(error.kind == .limitExceeded)
+            #expect(error.limit == MagickIOError.Limit(name: "maxPixelCount", requested: 400_000_000, limit: 268_402_689))
+        }
+        let run = try Self.thumbnail(input)
+        #expect(run.status == 1)
+        #expect((run.json["error"] as? [String: Any])?["kind"] as? String == "limitExceeded")
+        #expect(run.peakRSS < 32 << 20, "peak RSS \(run.peakRSS >> 20) MiB")
+    }
+
+    @Test("a 100 MP progressive JPEG's cost is predicted: refused by default, thumbnailed when the budget allows", .timeLimit(.minutes(5)))
+    func progressiveJPEG() throws {
+        let input = try Self.input("100mp-progressive.jpg") {
+            try LargeImages.writeJPEG(to: $0, width: 10_000, height: 10_000, quality: 85, progressive: true)
+        }
+        let source = try ImageSource(url: input)
+        #expect(try #require(source.header).isProgressive)
+        do {
+            _ = try source.thumbnail(maxPixelSize: 256)
+            Issue.record("a 300 MB coefficient buffer went through a 256 MiB budget")
+        } catch {
+            #expect(error.kind == .limitExceeded)
+            #expect(error.limit?.name == "memoryBudget")
+            #expect((error.limit?.requested ?? 0) >= 300_000_000, "4:2:0 coefficients: 1.5 samples a pixel, 2 bytes each")
+        }
+        let generous = try ImageSource(url: input, limits: DecodingLimits(memoryBudget: 1 << 30))
+        let thumb = try generous.thumbnail(maxPixelSize: 256)
+        #expect(thumb.width == 256 && thumb.height == 256)
+    }
+
+    @Test("a JPEG over ImageMagick's width limit still opens and thumbnails through shrink-on-load", .timeLimit(.minutes(2)))
+    func panoramaOverWidthLimit() throws {
+        let input = try Self.input("panorama.jpg") {
+            try LargeImages.writeJPEG(to: $0, width: 18_144, height: 998, quality: 85, progressive: false)
+        }
+        let source = try ImageSource(url: input)
+        let p = try source.properties(at: 0)
+        #expect(p.pixelWidth == 18_144 && p.pixelHeight == 998)
+        let thumb = try source.thumbnail(maxPixelSize: 256)
+        #expect(thumb.width == 256 && thumb.height == 14)
+        #expect(throws: MagickIOError.self) { _ = try source.image(at: 0) }
+    }
+}
