@@ -29,10 +29,6 @@ public struct ImageFormat: RawRepresentable, Sendable, Hashable, CustomStringCon
     public static let avif = ImageFormat(rawValue: "avif")
     public static let bmp = ImageFormat(rawValue: "bmp")
 
-    /// The formats MagickIO decodes: recognised by their signature bytes in Swift and read with
-    /// exactly that ImageMagick coder. Other content is refused before ImageMagick sees it.
-    public static let decodable: Set<ImageFormat> = [.jpeg, .png, .gif, .webp, .tiff, .bmp, .heic, .avif]
-
     /// The ImageMagick coder for this format.
     var magickName: String {
         rawValue.uppercased()

@@ -11,7 +11,7 @@ import Foundation
 extension ImageSource {
     /// ``thumbnail(maxPixelSize:at:allowUpscale:)`` on MagickIO's threads, cancellable.
     public func thumbnail(maxPixelSize: Int, at index: Int = 0, allowUpscale: Bool = false) async throws(MagickIOError) -> Image {
-        let interrupt = Interrupt(timeLimit: limits.timeLimit)
+        let interrupt = Interrupt(timeLimit: options.timeLimit)
         return try await WorkerPool.shared.run(interrupt: interrupt) { () throws(MagickIOError) in
             try thumbnail(maxPixelSize: maxPixelSize, at: index, allowUpscale: allowUpscale, interrupt: interrupt)
         }
@@ -19,7 +19,7 @@ extension ImageSource {
 
     /// ``image(at:)`` on MagickIO's threads, cancellable.
     public func image(at index: Int = 0) async throws(MagickIOError) -> Image {
-        let interrupt = Interrupt(timeLimit: limits.timeLimit)
+        let interrupt = Interrupt(timeLimit: options.timeLimit)
         return try await WorkerPool.shared.run(interrupt: interrupt) { () throws(MagickIOError) in
             try image(at: index, interrupt: interrupt)
         }

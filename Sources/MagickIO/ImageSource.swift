@@ -20,8 +20,8 @@ public struct ImageSource: Sendable {
     let bytes: SourceBytes
     /// The format, from the content.
     public let format: ImageFormat
-    /// The limits every decode of this source is checked against before it starts.
-    public let limits: DecodingLimits
+    /// The options and limits every decode of this source is checked against before it starts.
+    public let options: DecodingOptions
     /// Each frame's header, from one ping at open.
     let frames: [ImageProperties]
     /// The header as parsed in Swift, when MagickIO parses this format.
@@ -34,36 +34,36 @@ public struct ImageSource: Sendable {
     ///
     /// - Throws: ``MagickIOError`` of kind `fileNotFound`, `emptyData`, `unsupportedFormat`,
     ///   `formatNotAllowed` or `corruptImage` (and `io` when the file cannot be read).
-    public init(url: URL, limits: DecodingLimits = .default) throws(MagickIOError) {
+    public init(url: URL, options: DecodingOptions = .default) throws(MagickIOError) {
         guard url.isFileURL else {
             throw MagickIOError(.io, "\(url.absoluteString) is not a file URL")
         }
-        try self.init(bytes: .file(OpenFile(path: url.path)), limits: limits)
+        try self.init(bytes: .file(OpenFile(path: url.path)), options: options)
     }
 
     /// Opens an image held in memory, reading its header only.
     ///
     /// - Throws: ``MagickIOError`` of kind `emptyData`, `unsupportedFormat`, `formatNotAllowed` or
     ///   `corruptImage`.
-    public init(data: Data, limits: DecodingLimits = .default) throws(MagickIOError) {
-        try self.init(bytes: .memory(data), limits: limits)
+    public init(data: Data, options: DecodingOptions = .default) throws(MagickIOError) {
+        try self.init(bytes: .memory(data), options: options)
     }
 
     /// Sniffs the format, parses the header in Swift where it can, and pings with the sniffed
     /// coder forced (`MagickSetFormat`, `MagickPingImage`/`MagickPingImageBlob`).
-    init(bytes: SourceBytes, limits: DecodingLimits) throws(MagickIOError) {
+    init(bytes: SourceBytes, options: DecodingOptions) throws(MagickIOError) {
         guard bytes.count > 0 else { throw MagickIOError(.emptyData, "the data is empty") }
         let head = Data(bytes.read(at: 0, length: 8192))
-        guard let format = ImageFormat.sniff(head) else {
-            if let known = ImageFormat.magickGuess(head) {
-                throw MagickIOError(.formatNotAllowed, "\(known.rawValue) content is not among the formats MagickIO decodes")
-            }
+        guard let format = ImageFormat.sniff(head) ?? ImageFormat.magickGuess(head) else {
             throw MagickIOError(.unsupportedFormat, "the content is not a recognised image format")
+        }
+        guard MagickIO.allowedDecoders.contains(format) else {
+            throw MagickIOError(.formatNotAllowed, "\(format.rawValue) content is not among the allowed decoders")
         }
         let header = ImageHeader.parse(bytes, format: format)
         self.bytes = bytes
         self.format = format
-        self.limits = limits
+        self.options = options
         self.header = header
         self.frames = try Self.ping(bytes, format: format, header: header)
     }
@@ -119,7 +119,7 @@ public struct ImageSource: Sendable {
 
     /// Decodes frame `index` whole, as stored (not turned upright), with its metadata.
     ///
-    /// Stands on `MagickReadImage`/`MagickReadImageBlob`; checked against ``limits`` first and
+    /// Stands on `MagickReadImage`/`MagickReadImageBlob`; checked against ``options`` first and
     /// bounded by the process's ``ResourceLimits``.
     ///
     /// - Throws: ``MagickIOError`` of kind `frameOutOfRange`, `corruptImage` or `limitExceeded`.
@@ -152,19 +152,19 @@ public struct ImageSource: Sendable {
         return DecodeEstimate(header: header, format: format, jpegHint: jpegHint)
     }
 
-    /// Refuses a decode whose estimate exceeds ``limits`` or the process's size limits, with the
+    /// Refuses a decode whose estimate exceeds ``options`` or the process's size limits, with the
     /// numbers, before any pixel is decoded.
     func checkLimits(frame index: Int, jpegHint: JPEGScale.Hint?) throws(MagickIOError) {
         let storedWidth = header?.width ?? frames[index].pixelWidth
         let storedHeight = header?.height ?? frames[index].pixelHeight
         let pixels = storedWidth * storedHeight
-        if pixels > limits.maxPixelCount {
-            throw MagickIOError.limit("maxPixelCount", requested: pixels, limit: limits.maxPixelCount,
+        if pixels > options.maxPixelCount {
+            throw MagickIOError.limit("maxPixelCount", requested: pixels, limit: options.maxPixelCount,
                                       "\(storedWidth)x\(storedHeight) is \(pixels) pixels")
         }
         let estimate = estimate(frame: index, jpegHint: jpegHint)
-        if estimate.bytes > limits.memoryBudget {
-            throw MagickIOError.limit("memoryBudget", requested: estimate.bytes, limit: limits.memoryBudget,
+        if estimate.bytes > options.memoryBudget {
+            throw MagickIOError.limit("memoryBudget", requested: estimate.bytes, limit: options.memoryBudget,
                                       "decoding \(storedWidth)x\(storedHeight) at \(estimate.width)x\(estimate.height) needs about \(estimate.bytes >> 20) MiB")
         }
         let process = ResourceLimits.current
@@ -182,7 +182,7 @@ public struct ImageSource: Sendable {
     func withDecoded<T>(frame index: Int, jpegHint: JPEGScale.Hint? = nil, interrupt: Interrupt? = nil,
                         _ body: (Wand) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
         try checkLimits(frame: index, jpegHint: jpegHint)
-        let interrupt = interrupt ?? limits.timeLimit.map { Interrupt(timeLimit: $0) }
+        let interrupt = interrupt ?? options.timeLimit.map { Interrupt(timeLimit: $0) }
         try interrupt?.check()
         return try withExtendedLifetime(interrupt) { () throws(MagickIOError) -> T in
             try Wand.withThreadWand { wand throws(MagickIOError) in
@@ -192,7 +192,8 @@ public struct ImageSource: Sendable {
                     MagickSetOption(wand.pointer, "jpeg:size", jpegHint.option)
                 }
                 do throws(MagickIOError) {
-                    try wand.read(bytes, format: format, frame: count > 1 ? index : nil, ping: false)
+                    try wand.read(bytes, format: format, frame: count > 1 ? index : nil, ping: false,
+                                  acceptsPartial: options.acceptsPartialImages)
                 } catch {
                     // A stopped read reports a corrupt image, or nothing at all: say why it stopped.
                     try interrupt?.check()

@@ -93,8 +93,9 @@ extension Wand {
     /// Reads or pings `bytes` with the coder named by `format`, never ImageMagick's own guess.
     ///
     /// Warnings that mean the pixels are incomplete (ImageMagick's `CorruptImageWarning`, e.g. a
-    /// truncated JPEG) are errors: the caller asked for an image, not grey rows.
-    func read(_ bytes: SourceBytes, format: ImageFormat, frame: Int? = nil, ping: Bool) throws(MagickIOError) {
+    /// truncated JPEG) are errors unless `acceptsPartial`: by default the caller asked for an
+    /// image, not grey rows.
+    func read(_ bytes: SourceBytes, format: ImageFormat, frame: Int? = nil, ping: Bool, acceptsPartial: Bool = false) throws(MagickIOError) {
         guard bytes.count > 0 else { throw MagickIOError(.emptyData, "the data is empty") }
         MagickSetFormat(pointer, format.magickName)
         var status: MagickBooleanType
@@ -118,7 +119,8 @@ extension Wand {
             }
             throw MagickIOError(exception: exception, fallback: .corruptImage, reading: true)
         }
-        for exception in [takeException(), takeImageException()].compactMap({ $0 }) where exception.meansCorruptPixels {
+        for exception in [takeException(), takeImageException()].compactMap({ $0 })
+        where exception.meansCorruptPixels && !(acceptsPartial && exception.severity.rawValue < ErrorException.rawValue) {
             throw MagickIOError(exception: exception, fallback: .corruptImage, reading: true)
         }
     }

@@ -14,6 +14,7 @@ private let magickRuntime: Void = {
     _ = SetWarningHandler { _, _, _ in }
     _ = SetErrorHandler { _, _, _ in }
     ResourceLimits.applyStartupDefaults()
+    MagickIO.applySecurityPolicy(decoders: MagickIO.defaultAllowedDecoders)
 }()
 
 /// The thread-specific slot of `Wand.withThreadWand`; its destructor destroys a thread's wand when

@@ -13,7 +13,7 @@ private let twelveMegapixels: URL = {
 struct CancellationTests {
     @Test("a time limit stops a decode between rows and throws cancelled with the limit", .timeLimit(.minutes(1)))
     func timeLimitStopsDecode() throws {
-        let source = try ImageSource(url: twelveMegapixels, limits: DecodingLimits(timeLimit: .milliseconds(5)))
+        let source = try ImageSource(url: twelveMegapixels, options: DecodingOptions(timeLimit: .milliseconds(5)))
         let clock = ContinuousClock()
         let start = clock.now
         do {
@@ -34,7 +34,7 @@ struct CancellationTests {
 
     @Test("a generous time limit lets the work finish")
     func generousTimeLimit() throws {
-        let source = try ImageSource(url: twelveMegapixels, limits: DecodingLimits(timeLimit: .seconds(60)))
+        let source = try ImageSource(url: twelveMegapixels, options: DecodingOptions(timeLimit: .seconds(60)))
         let thumb = try source.thumbnail(maxPixelSize: 256)
         #expect(thumb.width == 256 && thumb.height == 192)
     }

@@ -44,7 +44,7 @@ struct LimitsTests {
 
     @Test("maxPixelCount refuses before decoding, with the numbers; the header still opens")
     func maxPixelCount() throws {
-        let source = try ImageSource(url: Fixture.url("photo.jpg"), limits: DecodingLimits(maxPixelCount: 320 * 240 - 1))
+        let source = try ImageSource(url: Fixture.url("photo.jpg"), options: DecodingOptions(maxPixelCount: 320 * 240 - 1))
         #expect(try source.properties(at: 0).pixelWidth == 320)
         do {
             _ = try source.thumbnail(maxPixelSize: 32)
@@ -58,7 +58,7 @@ struct LimitsTests {
     @Test("the memory budget counts shrink-on-load: a thumbnail fits where a full decode does not")
     func memoryBudget() throws {
         // Full decode: 320 x 240 x 8 bytes = 614,400; at 1/4 scale: 80 x 60 x 8 = 38,400.
-        let source = try ImageSource(url: Fixture.url("photo.jpg"), limits: DecodingLimits(memoryBudget: 100_000))
+        let source = try ImageSource(url: Fixture.url("photo.jpg"), options: DecodingOptions(memoryBudget: 100_000))
         do {
             _ = try source.image(at: 0)
             Issue.record("decoded past the memory budget")

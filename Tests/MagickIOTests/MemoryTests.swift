@@ -55,7 +55,7 @@ struct MemoryTests {
         let run = try Self.thumbnail(input)
         #expect(run.status == 0, "\(run.json)")
         #expect(run.json["width"] as? Int == 256 && run.json["height"] as? Int == 256)
-        #expect(run.peakRSS <= 48 << 20, "peak RSS \(run.peakRSS >> 20) MiB")
+        #expect(run.peakRSS <= 48 << 20 || runningUnderSanitizer, "peak RSS \(run.peakRSS >> 20) MiB")
         #expect(run.temporaryFiles.isEmpty, "\(run.temporaryFiles)")
     }
 
@@ -72,7 +72,7 @@ struct MemoryTests {
             #expect(run.status == 1)
             #expect(error?["kind"] as? String == "limitExceeded", "\(run.json)")
         }
-        #expect(run.peakRSS <= 300 << 20, "peak RSS \(run.peakRSS >> 20) MiB")
+        #expect(run.peakRSS <= 300 << 20 || runningUnderSanitizer, "peak RSS \(run.peakRSS >> 20) MiB")
         #expect(run.temporaryFiles.isEmpty)
     }
 
@@ -96,7 +96,7 @@ struct MemoryTests {
         let run = try Self.thumbnail(input)
         #expect(run.status == 1)
         #expect((run.json["error"] as? [String: Any])?["kind"] as? String == "limitExceeded")
-        #expect(run.peakRSS < 32 << 20, "peak RSS \(run.peakRSS >> 20) MiB")
+        #expect(run.peakRSS < 32 << 20 || runningUnderSanitizer, "peak RSS \(run.peakRSS >> 20) MiB")
     }
 
     @Test("a 100 MP progressive JPEG's cost is predicted: refused by default, thumbnailed when the budget allows", .timeLimit(.minutes(5)))
@@ -114,7 +114,7 @@ struct MemoryTests {
             #expect(error.limit?.name == "memoryBudget")
             #expect((error.limit?.requested ?? 0) >= 300_000_000, "4:2:0 coefficients: 1.5 samples a pixel, 2 bytes each")
         }
-        let generous = try ImageSource(url: input, limits: DecodingLimits(memoryBudget: 1 << 30))
+        let generous = try ImageSource(url: input, options: DecodingOptions(memoryBudget: 1 << 30))
         let thumb = try generous.thumbnail(maxPixelSize: 256)
         #expect(thumb.width == 256 && thumb.height == 256)
     }

@@ -1,17 +1,18 @@
-/// Per-source limits checked from the header alone, before any pixel is decoded: MagickIO's guard
-/// against decompression bombs (a small file that claims a huge image).
+/// How an ``ImageSource`` decodes: the limits checked from the header alone, before any pixel is
+/// decoded (MagickIO's guard against decompression bombs: a small file that claims a huge image),
+/// a time limit, and whether a damaged image may come back partial.
 ///
 /// ```swift
-/// let source = try ImageSource(url: upload, limits: DecodingLimits(maxPixelCount: 50_000_000))
+/// let source = try ImageSource(url: upload, options: DecodingOptions(maxPixelCount: 50_000_000))
 /// ```
 ///
-/// A decode whose estimate exceeds either limit throws ``MagickIOError/Kind/limitExceeded`` with
+/// A decode whose estimate exceeds a limit throws ``MagickIOError/Kind/limitExceeded`` with
 /// ``MagickIOError/limit`` naming the limit and giving the numbers, in well under a millisecond.
 /// The estimate is the pixel cache the decode will fill (8 bytes a pixel in ImageMagick's Q16
-/// build, 10 with CMYK or a palette) at the size left after JPEG shrink-on-load, plus, for a
-/// progressive JPEG, libjpeg's buffer of every DCT coefficient of the whole image (2 bytes a
-/// coded sample, whatever the scale: 3 bytes a pixel with 4:2:0 chroma, 6 with 4:4:4).
-public struct DecodingLimits: Sendable, Hashable {
+/// build, 10 with CMYK) at the size left after JPEG shrink-on-load, plus, for a progressive JPEG,
+/// libjpeg's buffer of every DCT coefficient of the whole image (2 bytes a coded sample, whatever
+/// the scale: 3 bytes a pixel with 4:2:0 chroma, 6 with 4:4:4).
+public struct DecodingOptions: Sendable, Hashable {
     /// The most pixels (width x height, as stored) an image may have to be decoded at all, even
     /// at a reduced scale. Default: 268,402,689 (16383², the same as sharp; Pillow warns at 89 MP
     /// and refuses at 179 MP).
@@ -19,21 +20,26 @@ public struct DecodingLimits: Sendable, Hashable {
     /// The most bytes one decode may need. Default 256 MiB: ImageMagick's default memory limit, so
     /// that a decode MagickIO lets through also fits in ImageMagick's pixel cache.
     public var memoryBudget: Int
-
     /// The longest one decode (with its resize, for a thumbnail) may run before it stops between
     /// two rows and throws ``MagickIOError/Kind/cancelled`` with a `timeLimit`
     /// ``MagickIOError/limit``. Default: none. Unlike ImageMagick's own time limit, which MagickIO
     /// never sets because it ends the process, this one stops only the call it belongs to.
     public var timeLimit: Duration?
+    /// Whether an image ImageMagick decodes with only a warning (a truncated JPEG: the missing rows
+    /// come back grey) is returned rather than refused with ``MagickIOError/Kind/corruptImage``.
+    /// Default: false. A decode that fails outright still throws.
+    public var acceptsPartialImages: Bool
 
-    public init(maxPixelCount: Int = 268_402_689, memoryBudget: Int = 256 << 20, timeLimit: Duration? = nil) {
+    public init(maxPixelCount: Int = 268_402_689, memoryBudget: Int = 256 << 20, timeLimit: Duration? = nil,
+                acceptsPartialImages: Bool = false) {
         self.maxPixelCount = maxPixelCount
         self.memoryBudget = memoryBudget
         self.timeLimit = timeLimit
+        self.acceptsPartialImages = acceptsPartialImages
     }
 
-    /// The default limits.
-    public static let `default` = DecodingLimits()
+    /// The defaults.
+    public static let `default` = DecodingOptions()
 }
 
 /// What a decode will cost, computed from the header before it runs.

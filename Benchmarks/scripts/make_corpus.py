@@ -1,0 +1,119 @@
+"""Builds the benchmark corpus into DIR (reused when complete): `make_corpus.py DIR [COUNT]`.
+
+Photo-like content, fast: a few plasma-fractal bases from ImageMagick at 1000x750 (a 12 MP plasma
+takes ImageMagick a minute), then per file a random crop of a base, upscaled with Pillow, some
+hard-edged shapes (photos have edges, plasma has none) and fresh sensor-like noise, JPEG q90 4:2:0.
+"""
+import os
+import subprocess
+import sys
+from multiprocessing import Pool
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFilter
+
+DIR = sys.argv[1]
+COUNT = int(sys.argv[2]) if len(sys.argv) > 2 else 200
+BASES = 4
+NOISE_SIGMA = 4.0
+
+
+def base(i):
+    return Image.open(os.path.join(DIR, "base", f"plasma{i}.png")).convert("RGB")
+
+
+def photo(size, seed, mode="RGB"):
+    """A photo-like image of `size`: plasma, shapes, noise; deterministic per seed."""
+    rng = np.random.default_rng(seed)
+    im = base(seed % BASES)
+    w, h = im.size
+    cw, ch = int(w * rng.uniform(0.6, 0.9)), int(h * rng.uniform(0.6, 0.9))
+    x, y = int(rng.integers(0, w - cw)), int(rng.integers(0, h - ch))
+    im = im.crop((x, y, x + cw, y + ch))
+    if rng.random() < 0.5:
+        im = im.transpose(Image.Transpose.FLIP_LEFT_RIGHT)
+    im = im.resize(size, Image.Resampling.BICUBIC)
+    draw = ImageDraw.Draw(im)
+    for _ in range(12):
+        x0, y0 = rng.integers(0, size[0]), rng.integers(0, size[1])
+        r = int(rng.integers(size[0] // 40, size[0] // 8))
+        colour = tuple(int(c) for c in rng.integers(0, 256, 3))
+        box = (x0 - r, y0 - r // 2, x0 + r, y0 + r // 2)
+        (draw.ellipse if rng.random() < 0.5 else draw.rectangle)(box, fill=colour)
+    im = im.filter(ImageFilter.GaussianBlur(1.2))  # a lens, not a vector drawing
+    pixels = np.asarray(im, dtype=np.int16)
+    # Fresh noise per file, made cheaply: normal noise at 1/4 size, repeated, plus uniform fine grain.
+    coarse = rng.normal(0, NOISE_SIGMA * 0.7, (size[1] // 2 + 1, size[0] // 2 + 1, 1)).astype(np.int16)
+    fine = rng.integers(-4, 5, pixels.shape, dtype=np.int16)
+    pixels += coarse.repeat(2, 0).repeat(2, 1)[: size[1], : size[0]] + fine
+    im = Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8))
+    if mode == "RGBA":  # an alpha channel that matters: a soft vignette and a transparent hole
+        yy, xx = np.mgrid[0 : size[1], 0 : size[0]]
+        d = np.hypot((xx - size[0] / 2) / size[0], (yy - size[1] / 2) / size[1])
+        alpha = np.clip(300 - d * 500, 0, 255).astype(np.uint8)
+        alpha[size[1] // 3 : size[1] // 2, size[0] // 3 : size[0] // 2] = 0
+        im.putalpha(Image.fromarray(alpha))
+    return im
+
+
+def write(name, size, seed, **save):
+    path = os.path.join(DIR, name)
+    if os.path.exists(path):
+        return
+    photo(size, seed, "RGBA" if name.endswith(".png") else "RGB").save(path + ".tmp", format=save.pop("format"), **save)
+    os.replace(path + ".tmp", path)
+
+
+def write_photo(i):
+    write(f"photos/photo{i:03d}.jpg", (4000, 3000), i, format="JPEG", quality=90)
+
+
+def zone_plate(size):
+    """cos(pi r^2 / R): the local frequency rises linearly from 0 to Nyquist at the corners."""
+    w, h = size
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float64)
+    r2 = (xx - w / 2 + 0.5) ** 2 + (yy - h / 2 + 0.5) ** 2
+    R = 2 * np.sqrt((w / 2) ** 2 + (h / 2) ** 2)  # frequency r/R cycles/px: 0.5 at the corner
+    grey = (127.5 + 127.5 * np.cos(np.pi * r2 / R)).round().astype(np.uint8)
+    return Image.fromarray(grey).convert("RGB")
+
+
+def main():
+    os.makedirs(os.path.join(DIR, "base"), exist_ok=True)
+    os.makedirs(os.path.join(DIR, "photos"), exist_ok=True)
+    # A policy that lets ImageMagick's own tools read the 100 MP files (Debian caps area at 128 MP,
+    # memory at 256 MiB): bench.py points MAGICK_CONFIGURE_PATH here.
+    with open(os.path.join(DIR, "policy.xml"), "w") as f:
+        f.write('<policymap>\n'
+                '  <policy domain="resource" name="memory" value="8GiB"/>\n'
+                '  <policy domain="resource" name="map" value="8GiB"/>\n'
+                '  <policy domain="resource" name="area" value="1GP"/>\n'
+                '  <policy domain="resource" name="disk" value="16GiB"/>\n'
+                '  <policy domain="resource" name="width" value="64KP"/>\n'
+                '  <policy domain="resource" name="height" value="64KP"/>\n'
+                '</policymap>\n')
+    for i in range(BASES):
+        path = os.path.join(DIR, "base", f"plasma{i}.png")
+        if not os.path.exists(path):
+            subprocess.run(["/usr/bin/convert", "-size", "1000x750", "-seed", str(i + 1), "plasma:fractal",
+                            "-blur", "0x0.7", path], check=True)
+    with Pool(os.cpu_count()) as pool:
+        pool.map(write_photo, range(COUNT))
+        jobs = [
+            pool.apply_async(write, ("photo-24mp.jpg", (6000, 4000), 1001), dict(format="JPEG", quality=90)),
+            pool.apply_async(write, ("photo-100mp.jpg", (12000, 8334), 1002), dict(format="JPEG", quality=90)),
+            pool.apply_async(write, ("photo-100mp-progressive.jpg", (12000, 8334), 1002),
+                             dict(format="JPEG", quality=90, progressive=True)),
+            pool.apply_async(write, ("photo-25mp-rgba.png", (6000, 4200), 1003), dict(format="PNG", compress_level=3)),
+        ]
+        for job in jobs:
+            job.get()
+    for name, fmt, save in (("zoneplate.jpg", "JPEG", dict(quality=95, subsampling=0)), ("zoneplate.png", "PNG", {})):
+        path = os.path.join(DIR, name)
+        if not os.path.exists(path):
+            zone_plate((4000, 3000)).save(path, format=fmt, **save)
+
+
+if __name__ == "__main__":
+    Image.MAX_IMAGE_PIXELS = None
+    main()

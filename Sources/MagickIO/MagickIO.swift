@@ -1,0 +1,96 @@
+import CMagickWand
+import Synchronization
+
+/// Process-wide facts and settings of MagickIO: which formats this ImageMagick has, and which
+/// of them MagickIO lets ImageMagick decode.
+///
+/// ```swift
+/// print(MagickIO.availableFormats.allowed)        // [jpeg, png, gif, webp, tiff, bmp, heic, avif]
+/// MagickIO.allowedDecoders = [.jpeg, .png]        // this process takes JPEG and PNG only
+/// ```
+public enum MagickIO {
+    /// The decoders MagickIO allows unless told otherwise.
+    public static let defaultAllowedDecoders: Set<ImageFormat> = [.jpeg, .png, .gif, .webp, .tiff, .bmp, .heic, .avif]
+
+    /// The formats MagickIO may decode, process-wide. Default: ``defaultAllowedDecoders``.
+    ///
+    /// Three layers enforce it: the content's signature is checked in Swift before ImageMagick sees
+    /// a byte (content outside the list throws ``MagickIOError/Kind/formatNotAllowed``); the
+    /// coder is forced to the recognised format, so ImageMagick never guesses; and ImageMagick's own
+    /// security policy (`SetMagickSecurityPolicy`) allows reading by these coders only, writing by
+    /// MagickIO's encoders only, and no delegate programs and no `@file` paths at all. Setting it
+    /// applies a new policy at once. A format MagickIO does not recognise by signature is named by
+    /// ImageMagick's magic table (no coder runs) and decoded only if it is in the list.
+    public static var allowedDecoders: Set<ImageFormat> {
+        get {
+            MagickRuntime.start()
+            return allowlist.withLock { $0 }
+        }
+        set {
+            MagickRuntime.start()
+            allowlist.withLock { allowed in
+                allowed = newValue
+                applySecurityPolicy(decoders: newValue)
+            }
+        }
+    }
+
+    /// What this ImageMagick can decode and encode, and what MagickIO allows of it. Stands on
+    /// `MagickQueryFormats` and `GetMagickInfo`.
+    public static var availableFormats: FormatSupport {
+        MagickRuntime.start()
+        var count = 0
+        var decodable: Set<ImageFormat> = [], encodable: Set<ImageFormat> = []
+        let exception = AcquireExceptionInfo()
+        defer { DestroyExceptionInfo(exception) }
+        if let names = MagickQueryFormats("*", &count) {
+            defer { MagickRelinquishMemory(names) }
+            for index in 0..<count {
+                guard let name = names[index] else { continue }
+                defer { MagickRelinquishMemory(name) }
+                guard let info = GetMagickInfo(name, exception) else { continue }
+                let format = ImageFormat(rawValue: String(cString: name))
+                if info.pointee.decoder != nil { decodable.insert(format) }
+                if info.pointee.encoder != nil { encodable.insert(format) }
+            }
+        }
+        return FormatSupport(decodable: decodable, encodable: encodable, allowed: allowedDecoders.intersection(decodable))
+    }
+
+    private static let allowlist = Mutex<Set<ImageFormat>>(defaultAllowedDecoders)
+
+    /// The coders MagickIO encodes with.
+    private static let encoders = ["JPEG", "PNG", "WEBP", "HEIC", "AVIF"]
+
+    /// Applies MagickIO's security policy on top of the system's (ImageMagick takes the last
+    /// matching rule, so these override `policy.xml` for what they name).
+    static func applySecurityPolicy(decoders: Set<ImageFormat>) {
+        let readers = Set(decoders.map(\.magickName))
+        let writers = Set(encoders)
+        let both = readers.intersection(writers), readOnly = readers.subtracting(writers), writeOnly = writers.subtracting(readers)
+        func rule(_ rights: String, _ names: Set<String>) -> String {
+            names.isEmpty ? "" : "<policy domain=\"coder\" rights=\"\(rights)\" pattern=\"{\(names.sorted().joined(separator: ","))}\"/>"
+        }
+        let policy = """
+            <policymap>
+            <policy domain="delegate" rights="none" pattern="*"/>
+            <policy domain="path" rights="none" pattern="@*"/>
+            <policy domain="coder" rights="none" pattern="*"/>
+            \(rule("read|write", both))\(rule("read", readOnly))\(rule("write", writeOnly))
+            </policymap>
+            """
+        let exception = AcquireExceptionInfo()
+        defer { DestroyExceptionInfo(exception) }
+        _ = SetMagickSecurityPolicy(policy, exception)
+    }
+}
+
+/// What ``MagickIO/availableFormats`` reports.
+public struct FormatSupport: Sendable, Hashable {
+    /// Every format this ImageMagick has a decoder for (its names, lowercased; aliases included).
+    public var decodable: Set<ImageFormat>
+    /// Every format this ImageMagick has an encoder for.
+    public var encodable: Set<ImageFormat>
+    /// The decoders MagickIO allows that this ImageMagick has.
+    public var allowed: Set<ImageFormat>
+}
