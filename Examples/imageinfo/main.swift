@@ -4,4 +4,6 @@
 //
 // Exit status: 0 when every file was read, 1 when some failed, 2 for bad usage.
 
-ImageInfoCommand.mainMappingUsageErrors()
+import ExampleSupport
+
+await CommandLineTool.run(ImageInfoCommand.self)

@@ -27,7 +27,7 @@ enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
     }
 }
 
-struct ThumbnailCommand: ParsableCommand {
+struct ThumbnailCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumbnail",
         abstract: "Makes upright thumbnails of many images at once, in parallel.",
@@ -81,7 +81,7 @@ struct ThumbnailCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let start = ContinuousClock.now
         let fileManager = FileManager.default
         // Made first so that the directory walk can recognise it by its resolved path.
@@ -102,9 +102,24 @@ struct ThumbnailCommand: ParsableCommand {
         let reporter = Reporter(
             total: plan.jobs.count, json: json,
             showsProgress: isatty(STDERR_FILENO) != 0)
-        let settings = ThumbnailSettings(maxPixelSize: maxPixelSize, encoding: format.encoding(quality: quality))
-        WorkerPool.run(plan.jobs, concurrency: jobs) { job in
-            reporter.report(job, outcome: settings.make(job))
+        let encoding = format.encoding(quality: quality)
+        for job in plan.jobs {
+            if let error = job.plannedError { reporter.report(job, outcome: .failed(error)) }
+        }
+        // MagickIO's Thumbnailer runs the jobs (at most --jobs at once, within its memory budget)
+        // on its own threads and hands back each thumbnail as it is done.
+        let runnable = plan.jobs.filter { $0.plannedError == nil }
+        let thumbnailer = Thumbnailer(maxConcurrentJobs: jobs)
+        let inputs = runnable.map { URL(fileURLWithPath: $0.input) }
+        for try await result in thumbnailer.thumbnails(of: inputs, maxPixelSize: maxPixelSize) {
+            let job = runnable[result.index]
+            do throws(MagickIOError) {
+                let thumbnail = try result.result.get()
+                try await thumbnail.write(to: URL(fileURLWithPath: job.output), as: encoding)
+                reporter.report(job, outcome: .done(width: thumbnail.width, height: thumbnail.height))
+            } catch {
+                reporter.report(job, outcome: .failed(error))
+            }
         }
 
         let failed = reporter.finish(elapsed: ContinuousClock.now - start, outputDirectory: output)

@@ -6,4 +6,6 @@
 // Exit status: 0 when every input was done, 1 when some failed (the others are still done),
 // 2 for bad usage.
 
-ThumbnailCommand.mainMappingUsageErrors()
+import ExampleSupport
+
+await CommandLineTool.run(ThumbnailCommand.self)

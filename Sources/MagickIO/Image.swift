@@ -142,6 +142,11 @@ extension Wand {
         if !format.keepsAlpha, MagickGetImageAlphaChannel(pointer) != MagickFalse {
             try flattenOntoWhite()
         }
+        if format == .png {
+            // ImageMagick stamps PNGs with the time of writing (tIME, date:* text): leave them out so
+            // that the same image always encodes to the same bytes.
+            MagickSetOption(pointer, "png:exclude-chunk", "date,tIME")
+        }
         var length = 0
         guard let blob = MagickGetImageBlob(pointer, &length), length > 0 else {
             throw MagickIOError(exception: takeException(minimum: ErrorException), fallback: .encodingFailed)

@@ -25,3 +25,20 @@ extension ImageSource {
         }
     }
 }
+
+/// The `async` forms of ``Image``'s encoding, on MagickIO's own threads.
+extension Image {
+    /// ``encoded(as:)`` on MagickIO's threads.
+    public func encoded(as format: EncodingFormat) async throws(MagickIOError) -> Data {
+        try await WorkerPool.shared.run(interrupt: Interrupt()) { () throws(MagickIOError) in
+            try encoded(as: format)
+        }
+    }
+
+    /// ``write(to:as:)`` on MagickIO's threads.
+    public func write(to url: URL, as format: EncodingFormat) async throws(MagickIOError) {
+        try await WorkerPool.shared.run(interrupt: Interrupt()) { () throws(MagickIOError) in
+            try write(to: url, as: format)
+        }
+    }
+}

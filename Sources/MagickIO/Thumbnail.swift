@@ -22,17 +22,8 @@ extension ImageSource {
     }
 
     func thumbnail(maxPixelSize: Int, at index: Int, allowUpscale: Bool, interrupt: Interrupt?) throws(MagickIOError) -> Image {
-        try checkFrame(index)
-        let header = frames[index]
-        let target = ThumbnailGeometry.fitted(
-            width: header.orientedWidth, height: header.orientedHeight,
-            maxPixelSize: maxPixelSize, allowUpscale: allowUpscale)
-        // The target in stored axes: the pixels are resized before they are turned.
-        let stored = header.orientation.swapsWidthAndHeight ? (width: target.height, height: target.width) : target
-
-        let hint = format == .jpeg
-            ? JPEGScale.hint(width: header.pixelWidth, height: header.pixelHeight, target: stored)
-            : nil
+        let plan = try thumbnailPlan(maxPixelSize: maxPixelSize, at: index, allowUpscale: allowUpscale)
+        let (header, stored, hint) = (frames[index], plan.stored, plan.hint)
         return try withDecoded(frame: index, jpegHint: hint, interrupt: interrupt) { wand throws(MagickIOError) in
             if wand.width != stored.width || wand.height != stored.height {
                 try wand.check(MagickResizeImage(wand.pointer, stored.width, stored.height, LanczosFilter, 1.0), fallback: .corruptImage)
@@ -41,6 +32,32 @@ extension ImageSource {
             try wand.normalizeForThumbnail()
             return Image(wand: wand.clone(), orientation: .up)
         }
+    }
+}
+
+extension ImageSource {
+    /// The sizes a thumbnail of frame `index` works with: the target in stored axes (the pixels are
+    /// resized before they are turned) and the JPEG shrink-on-load hint.
+    func thumbnailPlan(maxPixelSize: Int, at index: Int, allowUpscale: Bool) throws(MagickIOError)
+        -> (stored: (width: Int, height: Int), hint: JPEGScale.Hint?) {
+        try checkFrame(index)
+        let header = frames[index]
+        let target = ThumbnailGeometry.fitted(
+            width: header.orientedWidth, height: header.orientedHeight,
+            maxPixelSize: maxPixelSize, allowUpscale: allowUpscale)
+        let stored = header.orientation.swapsWidthAndHeight ? (width: target.height, height: target.width) : target
+        let hint = format == .jpeg
+            ? JPEGScale.hint(width: header.pixelWidth, height: header.pixelHeight, target: stored)
+            : nil
+        return (stored, hint)
+    }
+
+    /// The predicted bytes of that thumbnail's decode, from the header alone, after the source's
+    /// own limits (``DecodingOptions``) have let it through.
+    func thumbnailCost(maxPixelSize: Int, at index: Int, allowUpscale: Bool) throws(MagickIOError) -> Int {
+        let plan = try thumbnailPlan(maxPixelSize: maxPixelSize, at: index, allowUpscale: allowUpscale)
+        try checkLimits(frame: index, jpegHint: plan.hint)
+        return estimate(frame: index, jpegHint: plan.hint).bytes
     }
 }
 

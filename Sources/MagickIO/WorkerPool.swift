@@ -9,12 +9,20 @@ final class WorkerPool: @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [() -> Void] = []
     private var head = 0
+    private var running = 0
+
+    /// Jobs queued or running now.
+    var load: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return jobs.count - head + running
+    }
 
     init(threads: Int) {
         for index in 0..<max(threads, 1) {
             let thread = Thread { [unowned self] in self.work() }
             thread.name = "MagickIO worker \(index)"
-            thread.stackSize = 4 << 20
+            thread.stackSize = 8 << 20  // the main thread's usual size: room for ImageMagick's coders
             thread.start()
         }
     }
@@ -54,12 +62,16 @@ final class WorkerPool: @unchecked Sendable {
             }
             let job = jobs[head]
             head += 1
+            running += 1
             if head > 1024, head * 2 > jobs.count {
                 jobs.removeFirst(head)
                 head = 0
             }
             condition.unlock()
             job()
+            condition.lock()
+            running -= 1
+            condition.unlock()
         }
     }
 }

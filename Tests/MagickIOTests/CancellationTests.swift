@@ -3,10 +3,10 @@ import Testing
 @testable import MagickIO
 
 /// A 12 MP photo-like JPEG, written once per test run (a full decode takes tens of milliseconds).
-private let twelveMegapixels: URL = {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("magickio-12mp-\(getpid()).jpg")
-    try! LargeImages.writeJPEG(to: url, width: 4000, height: 3000, quality: 90, progressive: false)
-    return url
+let twelveMegapixels: URL = {
+    try! LargeImages.cached("12mp.jpg") {
+        try LargeImages.writeJPEG(to: $0, width: 4000, height: 3000, quality: 90, progressive: false)
+    }
 }()
 
 @Suite("Cancellation and time limits")
@@ -73,7 +73,7 @@ struct CancellationTests {
         let thumb = try await source.thumbnail(maxPixelSize: 48)
         try expectUprightQuadrants(thumb)
         let syncThumb: Image = try { () throws(MagickIOError) -> Image in try source.thumbnail(maxPixelSize: 48) }()
-        #expect(try thumb.encoded(as: .png) == syncThumb.encoded(as: .png))
+        #expect(try await thumb.encoded(as: .png) == syncThumb.encoded(as: .png))
         let image = try await source.image(at: 0)
         #expect(image.width == 64 && image.height == 96)
     }

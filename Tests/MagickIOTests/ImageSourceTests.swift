@@ -89,7 +89,7 @@ struct ImageSourceTests {
     @Test("one image is encoded from many tasks at once")
     func concurrentImageUse() async throws {
         let image = try await Fixture.source("orient-6.jpg").image(at: 0)
-        let reference = try image.encoded(as: .png)
+        let reference = try await image.encoded(as: .png)
         let outputs = try await withThrowingTaskGroup(of: Data.self) { group in
             for _ in 0..<32 {
                 group.addTask { try image.orientedCopy().encoded(as: .png) }

@@ -6,19 +6,11 @@ import Testing
 /// `thumbnail` executable working on them in a child process.
 @Suite("Bounded memory", .serialized)
 struct MemoryTests {
-    static let folder: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("magickio-large-\(getpid())")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }()
+    static let folder = LargeImages.cacheFolder
 
-    /// Generates `name` once per run.
+    /// Generates `name` once (the generators are deterministic, so the file is kept for later runs).
     static func input(_ name: String, _ make: (URL) throws -> Void) throws -> URL {
-        let url = folder.appendingPathComponent(name)
-        if !FileManager.default.fileExists(atPath: url.path) {
-            try make(url)
-        }
-        return url
+        try LargeImages.cached(name, make)
     }
 
     struct ThumbnailRun {
@@ -96,7 +88,15 @@ struct MemoryTests {
         let run = try Self.thumbnail(input)
         #expect(run.status == 1)
         #expect((run.json["error"] as? [String: Any])?["kind"] as? String == "limitExceeded")
-        #expect(run.peakRSS < 32 << 20 || runningUnderSanitizer, "peak RSS \(run.peakRSS >> 20) MiB")
+        // The executable's shared libraries alone (Swift runtime, Foundation, MagickCore and its
+        // dependencies) are about 30 MiB of resident code pages, whatever the input: `thumbnail
+        // --help` peaks at 27 MiB. What the refusal itself costs is measured against the same
+        // executable thumbnailing a 96x64 JPEG.
+        let baseline = try Self.thumbnail(Fixture.url("orient-1.jpg"))
+        #expect(baseline.status == 0)
+        #expect(run.peakRSS <= baseline.peakRSS + (2 << 20) || runningUnderSanitizer,
+                "peak RSS \(run.peakRSS >> 10) KiB refusing the bomb, \(baseline.peakRSS >> 10) KiB for a 96x64 JPEG")
+        #expect(run.peakRSS < 40 << 20 || runningUnderSanitizer, "peak RSS \(run.peakRSS >> 20) MiB")
     }
 
     @Test("a 100 MP progressive JPEG's cost is predicted: refused by default, thumbnailed when the budget allows", .timeLimit(.minutes(5)))

@@ -20,6 +20,26 @@ import Darwin
 /// Only libjpeg and zlib are used (through `CTestCodecs`), both of which come with
 /// `libmagickwand-dev`, so no ImageMagick CLI or Python is needed to make the inputs.
 enum LargeImages {
+    /// Where generated inputs are kept between test runs: the generators are deterministic, so a
+    /// file made once serves every later run (and /tmp does not fill with copies).
+    static let cacheFolder: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("magickio-test-inputs-v1")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    /// The cached input `name`, made by `make` if missing. It is written under a temporary name
+    /// and renamed, so an interrupted run never leaves half a file behind for the next one.
+    static func cached(_ name: String, _ make: (URL) throws -> Void) throws -> URL {
+        let url = cacheFolder.appendingPathComponent(name)
+        if !FileManager.default.fileExists(atPath: url.path) {
+            let partial = cacheFolder.appendingPathComponent(".\(name).\(UUID().uuidString)")
+            try make(partial)
+            _ = rename(partial.path, url.path)
+        }
+        return url
+    }
+
     /// What a generated PNG shows.
     enum PNGContent: Sendable {
         /// A smooth RGB gradient (RGBA when `alpha`, with an alpha ramp); compresses well.

@@ -8,70 +8,8 @@ enum Outcome: Sendable {
     case failed(MagickIOError)
 }
 
-/// How every thumbnail of the run is made.
-struct ThumbnailSettings: Sendable {
-    var maxPixelSize: Int
-    var encoding: EncodingFormat
-
-    /// Makes one thumbnail: open, thumbnail (upright, sRGB, no metadata), write atomically.
-    /// Blocking; safe to call from many threads at once.
-    func make(_ job: Job) -> Outcome {
-        do throws(MagickIOError) {
-            if let error = job.plannedError { throw error }
-            let source = try ImageSource(url: URL(fileURLWithPath: job.input))
-            let thumbnail = try source.thumbnail(maxPixelSize: maxPixelSize)
-            try thumbnail.write(to: URL(fileURLWithPath: job.output), as: encoding)
-            return .done(width: thumbnail.width, height: thumbnail.height)
-        } catch {
-            return .failed(error)
-        }
-    }
-}
-
-/// Runs blocking work on a few threads of its own, keeping at most `concurrency` items in flight.
-///
-/// MagickIO's calls block a thread for the whole decode and encode, so they run on plain threads
-/// rather than on Swift concurrency's cooperative pool.
-enum WorkerPool {
-    static func run<Item: Sendable>(_ items: [Item], concurrency: Int, _ body: @escaping @Sendable (Item) -> Void) {
-        let queue = ItemQueue(items)
-        let group = DispatchGroup()
-        for _ in 0..<min(max(concurrency, 1), items.count) {
-            group.enter()
-            let thread = Thread {
-                while let item = queue.next() {
-                    body(item)
-                }
-                group.leave()
-            }
-            thread.stackSize = 8 << 20  // the main thread's usual size: room for ImageMagick's coders
-            thread.start()
-        }
-        group.wait()
-    }
-
-    /// Hands out the items in order, each once.
-    private final class ItemQueue<Item: Sendable>: @unchecked Sendable {
-        private let items: [Item]
-        private var nextIndex = 0
-        private let lock = NSLock()
-
-        init(_ items: [Item]) {
-            self.items = items
-        }
-
-        func next() -> Item? {
-            lock.withLock {
-                guard nextIndex < items.count else { return nil }
-                defer { nextIndex += 1 }
-                return items[nextIndex]
-            }
-        }
-    }
-}
-
 /// Everything the run prints: JSON lines on stdout, failures, the progress bar and the summary
-/// on stderr. Called from the worker threads; one lock keeps lines whole and in order.
+/// on stderr. One lock keeps lines whole and in order.
 final class Reporter: @unchecked Sendable {
     private let total: Int
     private let json: Bool
