@@ -7,7 +7,9 @@ final class WorkerPool: @unchecked Sendable {
     static let shared = WorkerPool(threads: ProcessInfo.processInfo.activeProcessorCount)
 
     private let condition = NSCondition()
-    private var jobs: [() -> Void] = []
+    /// Jobs in submission order; a slot is emptied when its job starts, so that nothing a job
+    /// captured outlives it.
+    private var jobs: [(() -> Void)?] = []
     private var head = 0
     private var running = 0
 
@@ -61,6 +63,7 @@ final class WorkerPool: @unchecked Sendable {
                 condition.wait()
             }
             let job = jobs[head]
+            jobs[head] = nil
             head += 1
             running += 1
             if head > 1024, head * 2 > jobs.count {
@@ -68,7 +71,7 @@ final class WorkerPool: @unchecked Sendable {
                 head = 0
             }
             condition.unlock()
-            job()
+            job?()
             condition.lock()
             running -= 1
             condition.unlock()
