@@ -57,9 +57,10 @@ struct DecodeEstimate: Sendable, Hashable {
             size = JPEGScale.decodedSize(width: header.width, height: header.height, hint: jpegHint)
         }
         let bytesPerPixel = header.components >= 4 && !header.hasAlpha ? 10 : 8
-        var bytes = size.width * size.height * bytesPerPixel
+        var bytes = size.width.saturatingTimes(size.height).saturatingTimes(bytesPerPixel)
         if format == .jpeg, header.isProgressive {
-            bytes += Int(Double(header.width * header.height) * header.samplesPerPixel) * 2
+            let coefficients = Double(header.width) * Double(header.height) * header.samplesPerPixel * 2
+            bytes = bytes.saturatingPlus(coefficients < Double(Int.max) ? Int(coefficients) : .max)
         }
         width = size.width
         height = size.height
@@ -80,7 +81,7 @@ enum JPEGScale {
     /// The hint for a decode that must give at least `target` on each axis with room for a good
     /// resize (about twice the target), or nil when no reduced scale would apply.
     static func hint(width: Int, height: Int, target: (width: Int, height: Int)) -> Hint? {
-        let hint = Hint(width: max(target.width * 2, 1), height: max(target.height * 2, 1))
+        let hint = Hint(width: max(target.width.saturatingTimes(2), 1), height: max(target.height.saturatingTimes(2), 1))
         return denominator(width: width, height: height, hint: hint) >= 2 ? hint : nil
     }
 
@@ -96,6 +97,6 @@ enum JPEGScale {
         let denominator = denominator(width: width, height: height, hint: hint)
         guard denominator >= 2 else { return (width, height) }
         let k = (8 + denominator - 1) / denominator
-        return ((width * k + 7) / 8, (height * k + 7) / 8)
+        return (width / 8 * k + ((width % 8) * k + 7) / 8, height / 8 * k + ((height % 8) * k + 7) / 8)
     }
 }

@@ -22,7 +22,7 @@ struct ImageHeader: Sendable, Hashable {
     /// Whether the stored size is over ImageMagick's process-wide width, height or area limit.
     var exceedsProcessLimits: Bool {
         let limits = ResourceLimits.current
-        return width > limits.width || height > limits.height || width * height > limits.area
+        return width > limits.width || height > limits.height || width.saturatingTimes(height) > limits.area
     }
 
     /// The header of `bytes`, or nil when it cannot be parsed (ImageMagick's ping then decides).
@@ -186,7 +186,7 @@ struct ImageHeader: Sendable, Hashable {
                 } else if size == 0 {
                     size = end - offset
                 }
-                guard size >= headerSize, offset + size <= end else { return }
+                guard size >= headerSize, size <= end - offset else { return }
                 let body = offset + headerSize
                 switch type {
                 case "meta": walk(body + 4, offset + size, depth: depth + 1)  // a full box
@@ -222,7 +222,7 @@ struct ImageHeader: Sendable, Hashable {
         }
         let chosen = primary.flatMap { associations[$0] }.flatMap { indices in
             extents.first { indices.contains($0.index) }
-        } ?? extents.max { $0.width * $0.height < $1.width * $1.height }
+        } ?? extents.max { $0.width.saturatingTimes($0.height) < $1.width.saturatingTimes($1.height) }
         guard let chosen else { return nil }
         return ImageHeader(width: chosen.width, height: chosen.height)
     }
@@ -261,5 +261,20 @@ private struct HeaderReader {
 
     func u32be(_ array: [UInt8], _ i: Int) -> Int {
         Int(array[i]) << 24 | Int(array[i + 1]) << 16 | Int(array[i + 2]) << 8 | Int(array[i + 3])
+    }
+}
+
+extension Int {
+    /// The product, or `Int.max` when it would overflow: header fields are attacker-controlled,
+    /// and a claimed 4294967295 x 4294967295 image must be refused, not trap.
+    func saturatingTimes(_ other: Int) -> Int {
+        let (product, overflow) = multipliedReportingOverflow(by: other)
+        return overflow ? .max : product
+    }
+
+    /// The sum, or `Int.max` when it would overflow.
+    func saturatingPlus(_ other: Int) -> Int {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? .max : sum
     }
 }

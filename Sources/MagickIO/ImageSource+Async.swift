@@ -17,6 +17,15 @@ extension ImageSource {
         }
     }
 
+    /// ``thumbnail(size:mode:gravity:at:allowUpscale:)`` on MagickIO's threads, cancellable.
+    public func thumbnail(size: ImageSize, mode: SizingMode = .fit, gravity: Gravity = .center, at index: Int = 0,
+                          allowUpscale: Bool = false) async throws(MagickIOError) -> Image {
+        let interrupt = Interrupt(timeLimit: options.timeLimit)
+        return try await WorkerPool.shared.run(interrupt: interrupt) { () throws(MagickIOError) in
+            try thumbnail(.box(size, mode, gravity), at: index, allowUpscale: allowUpscale, interrupt: interrupt)
+        }
+    }
+
     /// ``image(at:)`` on MagickIO's threads, cancellable.
     public func image(at index: Int = 0) async throws(MagickIOError) -> Image {
         let interrupt = Interrupt(timeLimit: options.timeLimit)

@@ -157,7 +157,7 @@ public struct ImageSource: Sendable {
     func checkLimits(frame index: Int, jpegHint: JPEGScale.Hint?) throws(MagickIOError) {
         let storedWidth = header?.width ?? frames[index].pixelWidth
         let storedHeight = header?.height ?? frames[index].pixelHeight
-        let pixels = storedWidth * storedHeight
+        let pixels = storedWidth.saturatingTimes(storedHeight)
         if pixels > options.maxPixelCount {
             throw MagickIOError.limit("maxPixelCount", requested: pixels, limit: options.maxPixelCount,
                                       "\(storedWidth)x\(storedHeight) is \(pixels) pixels")
@@ -169,7 +169,7 @@ public struct ImageSource: Sendable {
         }
         let process = ResourceLimits.current
         let checks = [("width", estimate.width, process.width), ("height", estimate.height, process.height),
-                      ("area", estimate.width * estimate.height, process.area)]
+                      ("area", estimate.width.saturatingTimes(estimate.height), process.area)]
         for (name, requested, limit) in checks where requested > limit {
             throw MagickIOError.limit(name, requested: requested, limit: limit,
                                       "decoding at \(estimate.width)x\(estimate.height) exceeds ImageMagick's \(name) limit")

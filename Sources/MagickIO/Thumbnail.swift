@@ -18,63 +18,162 @@ extension ImageSource {
     ///
     /// - Throws: ``MagickIOError`` of kind `frameOutOfRange`, `corruptImage` or `limitExceeded`.
     public func thumbnail(maxPixelSize: Int, at index: Int = 0, allowUpscale: Bool = false) throws(MagickIOError) -> Image {
-        try thumbnail(maxPixelSize: maxPixelSize, at: index, allowUpscale: allowUpscale, interrupt: nil)
+        try thumbnail(.maxPixelSize(maxPixelSize), at: index, allowUpscale: allowUpscale, interrupt: nil)
+    }
+
+    /// A thumbnail sized into `size` by `mode` (see ``SizingMode``), upright, made by the same
+    /// pipeline as ``thumbnail(maxPixelSize:at:allowUpscale:)``; ``SizingMode/fill`` crops at
+    /// `gravity` after turning the image upright.
+    ///
+    /// ```swift
+    /// let square = try source.thumbnail(size: ImageSize(width: 200, height: 200), mode: .fill)
+    /// let banner = try source.thumbnail(size: ImageSize(width: 1200, height: 0), mode: .fit)
+    /// ```
+    ///
+    /// Stands on `MagickResizeImage` and `MagickCropImage`.
+    ///
+    /// - Throws: ``MagickIOError`` of kind `frameOutOfRange`, `corruptImage` or `limitExceeded`.
+    public func thumbnail(size: ImageSize, mode: SizingMode = .fit, gravity: Gravity = .center, at index: Int = 0,
+                          allowUpscale: Bool = false) throws(MagickIOError) -> Image {
+        try thumbnail(.box(size, mode, gravity), at: index, allowUpscale: allowUpscale, interrupt: nil)
     }
 
     func thumbnail(maxPixelSize: Int, at index: Int, allowUpscale: Bool, interrupt: Interrupt?) throws(MagickIOError) -> Image {
-        let plan = try thumbnailPlan(maxPixelSize: maxPixelSize, at: index, allowUpscale: allowUpscale)
-        let (header, stored, hint) = (frames[index], plan.stored, plan.hint)
-        return try withDecoded(frame: index, jpegHint: hint, interrupt: interrupt) { wand throws(MagickIOError) in
-            if wand.width != stored.width || wand.height != stored.height {
-                try wand.check(MagickResizeImage(wand.pointer, stored.width, stored.height, LanczosFilter, 1.0), fallback: .corruptImage)
+        try thumbnail(.maxPixelSize(maxPixelSize), at: index, allowUpscale: allowUpscale, interrupt: interrupt)
+    }
+
+    func thumbnail(_ request: ThumbnailRequest, at index: Int, allowUpscale: Bool, interrupt: Interrupt?) throws(MagickIOError) -> Image {
+        let plan = try thumbnailPlan(request, at: index, allowUpscale: allowUpscale)
+        let orientation = frames[index].orientation
+        return try withDecoded(frame: index, jpegHint: plan.hint, interrupt: interrupt) { wand throws(MagickIOError) in
+            if wand.width != plan.stored.width || wand.height != plan.stored.height {
+                try wand.check(MagickResizeImage(wand.pointer, plan.stored.width, plan.stored.height, LanczosFilter, 1.0),
+                               fallback: .corruptImage)
             }
-            try wand.applyOrientation(header.orientation)
+            try wand.applyOrientation(orientation)
+            if let crop = plan.geometry.crop {
+                // Flips and turns leave a page offset behind, which a crop would add to its own.
+                try wand.check(MagickResetImagePage(wand.pointer, "0x0+0+0"), fallback: .corruptImage)
+                try wand.check(MagickCropImage(wand.pointer, crop.width, crop.height, crop.x, crop.y), fallback: .corruptImage)
+                try wand.check(MagickResetImagePage(wand.pointer, "0x0+0+0"), fallback: .corruptImage)
+            }
             try wand.normalizeForThumbnail()
             return Image(wand: wand.clone(), orientation: .up)
         }
     }
 }
 
+/// What a thumbnail is asked to be.
+enum ThumbnailRequest: Sendable, Hashable {
+    /// The longest side, the image fitted into a square of it.
+    case maxPixelSize(Int)
+    /// A box, a mode and, for ``SizingMode/fill``, a gravity.
+    case box(ImageSize, SizingMode, Gravity)
+
+    /// The geometry for an image shown as `width` x `height`.
+    func geometry(width: Int, height: Int, allowUpscale: Bool) -> ThumbnailGeometry {
+        switch self {
+        case .maxPixelSize(let side):
+            let side = max(side, 1)
+            return ThumbnailGeometry(width: width, height: height, box: ImageSize(width: side, height: side),
+                                     mode: .fit, gravity: .center, allowUpscale: allowUpscale)
+        case .box(let size, let mode, let gravity):
+            return ThumbnailGeometry(width: width, height: height, box: size, mode: mode, gravity: gravity,
+                                     allowUpscale: allowUpscale)
+        }
+    }
+}
+
 extension ImageSource {
-    /// The sizes a thumbnail of frame `index` works with: the target in stored axes (the pixels are
-    /// resized before they are turned) and the JPEG shrink-on-load hint.
-    func thumbnailPlan(maxPixelSize: Int, at index: Int, allowUpscale: Bool) throws(MagickIOError)
-        -> (stored: (width: Int, height: Int), hint: JPEGScale.Hint?) {
+    /// The sizes a thumbnail of frame `index` works with: the geometry in oriented axes, the resize
+    /// target in stored axes (the pixels are resized before they are turned) and the JPEG
+    /// shrink-on-load hint.
+    func thumbnailPlan(_ request: ThumbnailRequest, at index: Int, allowUpscale: Bool) throws(MagickIOError)
+        -> (geometry: ThumbnailGeometry, stored: (width: Int, height: Int), hint: JPEGScale.Hint?) {
         try checkFrame(index)
         let header = frames[index]
-        let target = ThumbnailGeometry.fitted(
-            width: header.orientedWidth, height: header.orientedHeight,
-            maxPixelSize: maxPixelSize, allowUpscale: allowUpscale)
-        let stored = header.orientation.swapsWidthAndHeight ? (width: target.height, height: target.width) : target
+        let geometry = request.geometry(width: header.orientedWidth, height: header.orientedHeight, allowUpscale: allowUpscale)
+        let scaled = geometry.scaled
+        let stored = header.orientation.swapsWidthAndHeight ? (width: scaled.height, height: scaled.width) : scaled
         let hint = format == .jpeg
             ? JPEGScale.hint(width: header.pixelWidth, height: header.pixelHeight, target: stored)
             : nil
-        return (stored, hint)
+        return (geometry, stored, hint)
     }
 
     /// The predicted bytes of that thumbnail's decode, from the header alone, after the source's
     /// own limits (``DecodingOptions``) have let it through.
-    func thumbnailCost(maxPixelSize: Int, at index: Int, allowUpscale: Bool) throws(MagickIOError) -> Int {
-        let plan = try thumbnailPlan(maxPixelSize: maxPixelSize, at: index, allowUpscale: allowUpscale)
+    func thumbnailCost(_ request: ThumbnailRequest, at index: Int, allowUpscale: Bool) throws(MagickIOError) -> Int {
+        let plan = try thumbnailPlan(request, at: index, allowUpscale: allowUpscale)
         try checkLimits(frame: index, jpegHint: plan.hint)
         return estimate(frame: index, jpegHint: plan.hint).bytes
     }
 }
 
-/// The thumbnail size arithmetic, kept apart so it can be tested on its own.
-enum ThumbnailGeometry {
-    /// Scale = max / longest side; each side rounded to nearest and at least 1. A `maxPixelSize`
-    /// below 1 is taken as 1.
-    static func fitted(width: Int, height: Int, maxPixelSize: Int, allowUpscale: Bool) -> (width: Int, height: Int) {
-        let longest = max(width, height)
-        let maxPixelSize = max(maxPixelSize, 1)
-        guard longest > 0 else { return (1, 1) }
-        if longest <= maxPixelSize, !allowUpscale { return (width, height) }
-        let scale = Double(maxPixelSize) / Double(longest)
-        func side(_ length: Int) -> Int {
-            length == longest ? maxPixelSize : max(1, Int((Double(length) * scale).rounded()))
+/// The thumbnail size arithmetic, in the axes a viewer sees, kept apart so it can be tested on
+/// its own: the size the whole image is scaled to, and the region of it that is kept.
+struct ThumbnailGeometry: Sendable {
+    /// The whole image, scaled.
+    var scaled: (width: Int, height: Int)
+    /// The region of the scaled image kept (``SizingMode/fill`` only).
+    var crop: Crop?
+
+    struct Crop: Sendable, Hashable {
+        var x: Int
+        var y: Int
+        var width: Int
+        var height: Int
+    }
+
+    /// The final size.
+    var size: (width: Int, height: Int) {
+        crop.map { ($0.width, $0.height) } ?? scaled
+    }
+
+    init(width: Int, height: Int, box: ImageSize, mode: SizingMode, gravity: Gravity, allowUpscale: Bool) {
+        let width = max(width, 1), height = max(height, 1)
+        // Claimed sizes are untrusted: keep every side within a range the limits can then refuse.
+        func round(_ value: Double) -> Int { max(1, Int(min(value.rounded(), Double(1 << 40)))) }
+        let boxWidth = max(box.width, 0), boxHeight = max(box.height, 0)
+        // A free side: fit to the other one, whatever the mode.
+        guard boxWidth > 0, boxHeight > 0 else {
+            var scale = 1.0
+            if boxWidth > 0 { scale = Double(boxWidth) / Double(width) }
+            if boxHeight > 0 { scale = Double(boxHeight) / Double(height) }
+            if !allowUpscale { scale = min(scale, 1) }
+            scaled = (boxWidth > 0 && scale * Double(width) == Double(boxWidth) ? boxWidth : round(Double(width) * scale),
+                      boxHeight > 0 && scale * Double(height) == Double(boxHeight) ? boxHeight : round(Double(height) * scale))
+            return
         }
-        return (side(width), side(height))
+        let across = Double(boxWidth) / Double(width), down = Double(boxHeight) / Double(height)
+        switch mode {
+        case .fit:
+            let scale = allowUpscale ? min(across, down) : min(across, down, 1)
+            // The side that decides the scale lands exactly on the box.
+            scaled = (scale == across ? boxWidth : round(Double(width) * scale),
+                      scale == down ? boxHeight : round(Double(height) * scale))
+            if scale == 1 { scaled = (width, height) }
+        case .exact:
+            scaled = allowUpscale ? (boxWidth, boxHeight) : (min(boxWidth, width), min(boxHeight, height))
+        case .fill:
+            var scale = max(across, down)
+            var target = (width: boxWidth, height: boxHeight)
+            if !allowUpscale, scale > 1 {
+                // Keep the box's shape: the largest region of that shape the image has, unscaled.
+                scale = 1
+                let shape = Double(boxWidth) / Double(boxHeight)
+                target = (min(width, round(Double(height) * shape)), min(height, round(Double(width) / shape)))
+            }
+            scaled = scale == 1 ? (width, height)
+                : (scale == across ? boxWidth : round(Double(width) * scale),
+                   scale == down ? boxHeight : round(Double(height) * scale))
+            let anchor = gravity.anchor
+            let cropWidth = min(target.width, scaled.width), cropHeight = min(target.height, scaled.height)
+            crop = Crop(x: Int((Double(scaled.width - cropWidth) * anchor.x).rounded()),
+                        y: Int((Double(scaled.height - cropHeight) * anchor.y).rounded()),
+                        width: cropWidth, height: cropHeight)
+            if crop == Crop(x: 0, y: 0, width: scaled.width, height: scaled.height) { crop = nil }
+        }
     }
 }
 

@@ -57,7 +57,7 @@ public struct Thumbnailer: Sendable {
             let input = inputs[index]
             do throws(MagickIOError) {
                 let source = try await input.openSource(options: options)
-                let cost = try source.thumbnailCost(maxPixelSize: maxPixelSize, at: frame, allowUpscale: allowUpscale)
+                let cost = try source.thumbnailCost(.maxPixelSize(maxPixelSize), at: frame, allowUpscale: allowUpscale)
                 try await budget.acquire(cost)
                 defer { budget.release(cost) }
                 let image = try await source.thumbnail(maxPixelSize: maxPixelSize, at: frame, allowUpscale: allowUpscale)

@@ -24,11 +24,16 @@ struct ThumbnailTests {
 
     @Test("fitted sizes round each side to nearest, at least 1")
     func geometry() {
-        #expect(ThumbnailGeometry.fitted(width: 3000, height: 2000, maxPixelSize: 256, allowUpscale: false) == (256, 171))
-        #expect(ThumbnailGeometry.fitted(width: 2000, height: 3000, maxPixelSize: 256, allowUpscale: false) == (171, 256))
-        #expect(ThumbnailGeometry.fitted(width: 10000, height: 10, maxPixelSize: 256, allowUpscale: false) == (256, 1))
-        #expect(ThumbnailGeometry.fitted(width: 100, height: 50, maxPixelSize: 256, allowUpscale: false) == (100, 50))
-        #expect(ThumbnailGeometry.fitted(width: 100, height: 50, maxPixelSize: 0, allowUpscale: false) == (1, 1))
+        func fitted(_ width: Int, _ height: Int, _ side: Int) -> (Int, Int) {
+            let size = ThumbnailRequest.maxPixelSize(side).geometry(width: width, height: height, allowUpscale: false).size
+            return (size.width, size.height)
+        }
+        #expect(fitted(3000, 2000, 256) == (256, 171))
+        #expect(fitted(2000, 3000, 256) == (171, 256))
+        #expect(fitted(10000, 10, 256) == (256, 1))
+        #expect(fitted(100, 50, 256) == (100, 50))
+        #expect(fitted(100, 50, 0) == (1, 1))
+        #expect(fitted(1, 1, 256) == (1, 1))
     }
 
     @Test("a thumbnail carries no metadata: no EXIF, no profiles")
