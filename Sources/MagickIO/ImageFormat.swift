@@ -38,6 +38,12 @@ public struct ImageFormat: RawRepresentable, Sendable, Hashable, CustomStringCon
     var hasOrientationTag: Bool {
         self == .jpeg || self == .tiff || self == .heic || self == .avif
     }
+
+    /// Whether the orientation comes from MagickIO's own header parse: PNG's `eXIf` and WebP's
+    /// `EXIF` chunks, which ImageMagick 6 does not read.
+    var orientationFromHeader: Bool {
+        self == .png || self == .webp
+    }
 }
 
 extension ImageFormat {

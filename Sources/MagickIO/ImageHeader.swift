@@ -99,8 +99,14 @@ struct ImageHeader: Sendable, Hashable {
     private static func exifOrientation(_ reader: HeaderReader, segment: Int, length: Int) -> Orientation? {
         guard length > 14, let exif = reader.bytes(at: segment, min(length, 1 << 16)),
               exif.starts(with: Array("Exif\0\0".utf8)) else { return nil }
-        let tiff = Array(exif.dropFirst(6))
-        guard tiff.count >= 8 else { return nil }
+        return tiffOrientation(Array(exif.dropFirst(6)))
+    }
+
+    /// The Orientation tag (0x0112) of IFD0 in TIFF-structured EXIF data (a PNG `eXIf` chunk, a
+    /// WebP `EXIF` chunk, with or without the `Exif\0\0` prefix some writers add).
+    static func tiffOrientation(_ bytes: [UInt8]) -> Orientation? {
+        let tiff = bytes.starts(with: Array("Exif\0\0".utf8)) ? Array(bytes.dropFirst(6)) : bytes
+        guard tiff.count >= 8, tiff[0] == tiff[1], tiff[0] == 0x49 || tiff[0] == 0x4D else { return nil }
         let little = tiff[0] == 0x49
         func u16(_ i: Int) -> Int? {
             guard i >= 0, i + 2 <= tiff.count else { return nil }
@@ -127,17 +133,26 @@ struct ImageHeader: Sendable, Hashable {
         let colourType = ihdr[17]
         let components = [0: 1, 2: 3, 3: 3, 4: 2, 6: 4][Int(colourType)] ?? 4
         var hasAlpha = colourType == 4 || colourType == 6
-        // A tRNS chunk before the image data gives a palette or a colour transparency.
+        // Walk the chunk headers (the data is skipped): tRNS gives a palette or colour
+        // transparency, eXIf the orientation, which ImageMagick 6 ignores. eXIf may follow the image
+        // data, so the walk goes on to IEND.
         var offset = 33
-        for _ in 0..<64 where !hasAlpha {
+        var orientation: Orientation?
+        for _ in 0..<100_000 {
             guard let chunk = reader.bytes(at: offset, 8) else { break }
-            let type = String(decoding: chunk[4..<8], as: UTF8.self)
-            if type == "tRNS" { hasAlpha = true }
-            if type == "IDAT" || type == "IEND" { break }
-            offset += 12 + reader.u32be(chunk, 0)
+            let length = reader.u32be(chunk, 0)
+            switch String(decoding: chunk[4..<8], as: UTF8.self) {
+            case "tRNS": hasAlpha = true
+            case "eXIf" where orientation == nil:
+                orientation = reader.bytes(at: offset + 8, min(length, 1 << 16)).flatMap(tiffOrientation)
+            default: break
+            }
+            if chunk[4...7].elementsEqual("IEND".utf8) { break }
+            offset = offset.saturatingPlus(12).saturatingPlus(length)
         }
         return ImageHeader(
-            width: width, height: height, components: components, hasAlpha: hasAlpha, bitDepth: Int(ihdr[16]))
+            width: width, height: height, components: components, hasAlpha: hasAlpha, bitDepth: Int(ihdr[16]),
+            orientation: orientation)
     }
 
     private static func parseGIF(_ reader: HeaderReader) -> ImageHeader? {
@@ -146,6 +161,22 @@ struct ImageHeader: Sendable, Hashable {
     }
 
     private static func parseWebP(_ reader: HeaderReader) -> ImageHeader? {
+        guard var header = parseWebPBitstream(reader) else { return nil }
+        // An extended file's EXIF chunk comes after the image data: walk the chunk headers to it.
+        var offset = 12
+        for _ in 0..<10_000 {
+            guard let chunk = reader.bytes(at: offset, 8) else { break }
+            let length = Int(chunk[4]) | Int(chunk[5]) << 8 | Int(chunk[6]) << 16 | Int(chunk[7]) << 24
+            if chunk[0..<4].elementsEqual("EXIF".utf8) {
+                header.orientation = reader.bytes(at: offset + 8, min(length, 1 << 16)).flatMap(tiffOrientation)
+                break
+            }
+            offset = offset.saturatingPlus(8).saturatingPlus(length + (length & 1))
+        }
+        return header
+    }
+
+    private static func parseWebPBitstream(_ reader: HeaderReader) -> ImageHeader? {
         guard let chunk = reader.bytes(at: 12, 18) else { return nil }
         let kind = String(decoding: chunk[0..<4], as: UTF8.self)
         func u24(_ i: Int) -> Int { Int(chunk[i]) | Int(chunk[i + 1]) << 8 | Int(chunk[i + 2]) << 16 }

@@ -65,7 +65,12 @@ public struct ImageSource: Sendable {
         self.format = format
         self.options = options
         self.header = header
-        self.frames = try Self.ping(bytes, format: format, header: header)
+        var frames = try Self.ping(bytes, format: format, header: header)
+        if format.orientationFromHeader, let orientation = header?.orientation {
+            // ImageMagick 6 ignores PNG's eXIf and WebP's EXIF chunk; MagickIO reads them itself.
+            for index in frames.indices { frames[index].orientation = orientation }
+        }
+        self.frames = frames
     }
 
     /// One ping for every frame's properties. ImageMagick's ping already refuses an image over the

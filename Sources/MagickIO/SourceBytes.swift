@@ -103,9 +103,10 @@ extension Wand {
         case .file(let file):
             let name = "\(format.magickName):\(file.magickPath)\(frame.map { "[\($0)]" } ?? "")"
             status = ping ? MagickPingImage(pointer, name) : MagickReadImage(pointer, name)
-            if status == MagickFalse, takeException(minimum: ErrorException)?.severity == PolicyError {
+            if status == MagickFalse, MagickGetExceptionType(pointer) == PolicyError {
                 // The path was unlinked or replaced since the source opened it: ImageMagick's path
                 // policy refuses the "(deleted)" link. The descriptor still reads the file.
+                MagickClearException(pointer)
                 MagickSetFormat(pointer, format.magickName)
                 status = readBlob(file.readAll(), frame: frame, ping: ping)
             }

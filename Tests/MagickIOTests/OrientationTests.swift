@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Orientation")
 struct OrientationTests {
-    static let containers = ["jpg", "tif"]
+    static let containers = ["jpg", "tif", "png", "webp"]
 
     @Test("properties report the EXIF orientation and the oriented size", arguments: containers, 1...8)
     func propertiesReportOrientation(container: String, exif: Int) throws {

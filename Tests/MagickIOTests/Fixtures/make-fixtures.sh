@@ -28,6 +28,13 @@ for n in 1 2 3 4 5 6 7 8; do
     # shellcheck disable=SC2086
     convert quadrants.png ${inverse[$n]} -compress zip "orient-$n.tif"
     exiftool -q -overwrite_original -n -Orientation="$n" "orient-$n.tif"
+    # PNG (eXIf chunk) and lossless WebP (EXIF chunk): ImageMagick 6 ignores both tags.
+    # shellcheck disable=SC2086
+    convert quadrants.png ${inverse[$n]} "orient-$n.png"
+    exiftool -q -overwrite_original -n -Orientation="$n" "orient-$n.png"
+    # shellcheck disable=SC2086
+    convert quadrants.png ${inverse[$n]} -define webp:lossless=true "orient-$n.webp"
+    exiftool -q -overwrite_original -n -Orientation="$n" "orient-$n.webp"
 done
 
 # Orientation values outside 1...8 are taken as upright.
