@@ -39,6 +39,11 @@ public struct ImageFormat: RawRepresentable, Sendable, Hashable, CustomStringCon
         self == .jpeg || self == .tiff || self == .heic || self == .avif
     }
 
+    /// Whether the frames are an animation, drawn one over the other on a canvas.
+    var isAnimation: Bool {
+        self == .gif || self == .webp
+    }
+
     /// Whether the orientation comes from MagickIO's own header parse: PNG's `eXIf` and WebP's
     /// `EXIF` chunks, which ImageMagick 6 does not read.
     var orientationFromHeader: Bool {

@@ -54,6 +54,15 @@ extension ImageProperties {
         self.format = format
         pixelWidth = wand.width
         pixelHeight = wand.height
+        if format.isAnimation {
+            // A frame of an animation is shown on its canvas (the logical screen).
+            var canvasWidth = 0, canvasHeight = 0, x = 0, y = 0
+            MagickGetImagePage(pointer, &canvasWidth, &canvasHeight, &x, &y)
+            if canvasWidth > 0, canvasHeight > 0 {
+                pixelWidth = canvasWidth
+                pixelHeight = canvasHeight
+            }
+        }
         orientation = format.hasOrientationTag ? wand.orientation : .up
         hasAlpha = MagickGetImageAlphaChannel(pointer) != MagickFalse
         colorSpace = Self.colorSpaceName(MagickGetImageColorspace(pointer))

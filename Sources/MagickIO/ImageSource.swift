@@ -149,12 +149,17 @@ public struct ImageSource: Sendable {
     func estimate(frame index: Int, jpegHint: JPEGScale.Hint? = nil) -> DecodeEstimate {
         let frame = frames[index]
         var header = header ?? ImageHeader(width: frame.pixelWidth, height: frame.pixelHeight)
-        if self.header == nil || format == .gif {
-            // GIF frames and formats parsed by ping only: the ping's size for this frame.
+        if self.header == nil || format.isAnimation {
+            // Animation frames and formats parsed by ping only: the ping's size for this frame.
             header.width = frame.pixelWidth
             header.height = frame.pixelHeight
         }
-        return DecodeEstimate(header: header, format: format, jpegHint: jpegHint)
+        var estimate = DecodeEstimate(header: header, format: format, jpegHint: jpegHint)
+        if format.isAnimation, count > 1 {
+            // Frames 0...index are decoded, then composited into as many canvases.
+            estimate.bytes = estimate.bytes.saturatingTimes(2 * (index + 1))
+        }
+        return estimate
     }
 
     /// Refuses a decode whose estimate exceeds ``options`` or the process's size limits, with the
@@ -196,8 +201,12 @@ public struct ImageSource: Sendable {
                 if let jpegHint, format == .jpeg {
                     MagickSetOption(wand.pointer, "jpeg:size", jpegHint.option)
                 }
+                // A frame of an animation is what a viewer shows at that point: every frame up to
+                // it, composited on the canvas. Pages of a TIFF stand alone.
+                let composites = format.isAnimation && count > 1
+                let range = count == 1 ? nil : composites ? 0...index : index...index
                 do throws(MagickIOError) {
-                    try wand.read(bytes, format: format, frame: count > 1 ? index : nil, ping: false,
+                    try wand.read(bytes, format: format, frames: range, ping: false,
                                   acceptsPartial: options.acceptsPartialImages)
                 } catch {
                     // A stopped read reports a corrupt image, or nothing at all: say why it stopped.
@@ -205,8 +214,11 @@ public struct ImageSource: Sendable {
                     throw error
                 }
                 try interrupt?.check()
-                guard wand.imageCount == 1 else {
-                    throw MagickIOError(.corruptImage, "expected frame \(index) alone, the decoder returned \(wand.imageCount) frames")
+                guard wand.imageCount == (range?.count ?? 1) else {
+                    throw MagickIOError(.corruptImage, "expected \(range?.count ?? 1) frames, the decoder returned \(wand.imageCount)")
+                }
+                if composites {
+                    try wand.keepCompositedLastFrame()
                 }
                 wand.monitor(interrupt)  // the image the read made
                 let result = try body(wand)

@@ -95,23 +95,23 @@ extension Wand {
     /// Warnings that mean the pixels are incomplete (ImageMagick's `CorruptImageWarning`, e.g. a
     /// truncated JPEG) are errors unless `acceptsPartial`: by default the caller asked for an
     /// image, not grey rows.
-    func read(_ bytes: SourceBytes, format: ImageFormat, frame: Int? = nil, ping: Bool, acceptsPartial: Bool = false) throws(MagickIOError) {
+    func read(_ bytes: SourceBytes, format: ImageFormat, frames: ClosedRange<Int>? = nil, ping: Bool, acceptsPartial: Bool = false) throws(MagickIOError) {
         guard bytes.count > 0 else { throw MagickIOError(.emptyData, "the data is empty") }
         MagickSetFormat(pointer, format.magickName)
         var status: MagickBooleanType
         switch bytes {
         case .file(let file):
-            let name = "\(format.magickName):\(file.magickPath)\(frame.map { "[\($0)]" } ?? "")"
+            let name = "\(format.magickName):\(file.magickPath)\(Self.subimageSpec(frames))"
             status = ping ? MagickPingImage(pointer, name) : MagickReadImage(pointer, name)
             if status == MagickFalse, MagickGetExceptionType(pointer) == PolicyError {
                 // The path was unlinked or replaced since the source opened it: ImageMagick's path
                 // policy refuses the "(deleted)" link. The descriptor still reads the file.
                 MagickClearException(pointer)
                 MagickSetFormat(pointer, format.magickName)
-                status = readBlob(file.readAll(), frame: frame, ping: ping)
+                status = readBlob(file.readAll(), frames: frames, ping: ping)
             }
         case .memory(let data):
-            status = readBlob(data, frame: frame, ping: ping)
+            status = readBlob(data, frames: frames, ping: ping)
         }
         if status == MagickFalse || MagickGetNumberImages(pointer) == 0 {
             guard let exception = takeException(minimum: WarningException) else {
@@ -126,9 +126,15 @@ extension Wand {
         }
     }
 
-    private func readBlob(_ data: Data, frame: Int?, ping: Bool) -> MagickBooleanType {
+    /// ImageMagick's subimage suffix: `[N]` or `[N-M]`, or nothing for every frame.
+    static func subimageSpec(_ frames: ClosedRange<Int>?) -> String {
+        guard let frames else { return "" }
+        return frames.count == 1 ? "[\(frames.lowerBound)]" : "[\(frames.lowerBound)-\(frames.upperBound)]"
+    }
+
+    private func readBlob(_ data: Data, frames: ClosedRange<Int>?, ping: Bool) -> MagickBooleanType {
         // A bare "[N]" file name selects frame N of a blob read without touching the file system.
-        MagickSetFilename(pointer, frame.map { "[\($0)]" } ?? "")
+        MagickSetFilename(pointer, Self.subimageSpec(frames))
         return data.withUnsafeBytes { raw -> MagickBooleanType in
             ping
                 ? MagickPingImageBlob(pointer, raw.baseAddress, raw.count)

@@ -117,6 +117,24 @@ final class Wand {
         throw MagickIOError(exception: exception, fallback: fallback)
     }
 
+    /// Composites the animation frames the wand holds (`MagickCoalesceImages`) and keeps only the
+    /// last: what a viewer shows at that frame, the size of the canvas.
+    func keepCompositedLastFrame() throws(MagickIOError) {
+        guard let coalesced = MagickCoalesceImages(pointer) else {
+            throw MagickIOError(exception: takeException(minimum: ErrorException), fallback: .corruptImage, reading: true)
+        }
+        let all = Wand(adopting: coalesced)
+        MagickSetLastIterator(all.pointer)
+        guard let last = MagickGetImage(all.pointer) else {
+            throw MagickIOError(exception: all.takeException(minimum: ErrorException), fallback: .corruptImage, reading: true)
+        }
+        let frame = Wand(adopting: last)
+        ClearMagickWand(pointer)  // the caller sets its progress monitor again
+        try check(MagickAddImage(pointer, frame.pointer), fallback: .corruptImage)
+        MagickSetFirstIterator(pointer)
+        try check(MagickResetImagePage(pointer, "0x0+0+0"), fallback: .corruptImage)
+    }
+
     // MARK: Properties
 
     var width: Int { Int(MagickGetImageWidth(pointer)) }

@@ -68,3 +68,13 @@ head -c "$(( $(stat -c %s photo.png) / 2 ))" photo.png > truncated.png
 
 # The photo as a progressive JPEG with 4:2:0 chroma.
 convert photo.jpg -interlace JPEG -sampling-factor 2x2,1x1,1x1 -quality 80 progressive.jpg
+
+# An animation whose later frames are 8x8 patches on a 24x16 red canvas (no disposal): frame 2
+# as a viewer shows it is red with a blue patch at +4+4 and a lime one at +12+4. As GIF and as
+# lossless animated WebP.
+convert -size 24x16 xc:red \( -size 8x8 xc:blue -set page +4+4 \) \( -size 8x8 xc:lime -set page +12+4 \) \
+    -set dispose none -loop 0 patches.gif
+convert patches.gif -define webp:lossless=true patches.webp
+
+# A two-page TIFF: a 16x16 red page and an 8x8 blue one.
+convert -size 16x16 xc:red -size 8x8 xc:blue -compress zip pages.tif
