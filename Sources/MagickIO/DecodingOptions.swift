@@ -78,11 +78,25 @@ enum JPEGScale {
         var option: String { "\(width)x\(height)" }
     }
 
-    /// The hint for a decode that must give at least `target` on each axis with room for a good
-    /// resize (about twice the target), or nil when no reduced scale would apply.
+    /// The hint for the most reduced decode that still gives at least twice `target` on each axis
+    /// (room for a good Lanczos resize), or nil when no reduced scale applies.
+    ///
+    /// ImageMagick turns the hint into libjpeg's `scale_denom` d (the smaller axis ratio,
+    /// truncated), and libjpeg-turbo then decodes at k/8 with k = ⌈8/d⌉: so 1/8, 1/4, 3/8 and 1/2
+    /// are reachable. Asking for exactly twice the target would often land on 1/2 where 3/8 still
+    /// suffices (6000x4000 to 1024: 3000x2000 instead of 2250x1500, twice the resize work), so the
+    /// hint is built from the denominator wanted instead.
     static func hint(width: Int, height: Int, target: (width: Int, height: Int)) -> Hint? {
-        let hint = Hint(width: max(target.width.saturatingTimes(2), 1), height: max(target.height.saturatingTimes(2), 1))
-        return denominator(width: width, height: height, hint: hint) >= 2 ? hint : nil
+        let needed = (width: target.width.saturatingTimes(2), height: target.height.saturatingTimes(2))
+        for wanted in [8, 4, 3, 2] {
+            let hint = Hint(width: max(width / wanted, 1), height: max(height / wanted, 1))
+            guard denominator(width: width, height: height, hint: hint) >= 2 else { continue }
+            let decoded = decodedSize(width: width, height: height, hint: hint)
+            if decoded.width >= needed.width, decoded.height >= needed.height {
+                return hint
+            }
+        }
+        return nil
     }
 
     /// ImageMagick's `scale_denom`: the smaller of the two axis ratios, truncated.

@@ -111,16 +111,26 @@ struct ShrinkOnLoadTests {
         #expect(decoded.0 >= min(hintWidth, 320) && decoded.1 >= min(hintHeight, 240), "never below the hint")
     }
 
-    @Test("the hint is aspect-aware and skipped when no reduced scale applies")
+    @Test("the hint picks the most reduced DCT scale that keeps twice the target on each axis")
     func hintChoice() throws {
-        // 3:2 photo to 256x171: the hint asks twice the target on each axis.
-        #expect(JPEGScale.hint(width: 4000, height: 3000, target: (256, 192)) == JPEGScale.Hint(width: 512, height: 384))
-        #expect(JPEGScale.decodedSize(width: 4000, height: 3000, hint: JPEGScale.Hint(width: 512, height: 384)) == (1000, 750))
-        // 18144x998 panorama to 256x14: the short axis decides, so no axis goes below its hint.
-        let wide = JPEGScale.hint(width: 18144, height: 998, target: (256, 14))!
-        let size = JPEGScale.decodedSize(width: 18144, height: 998, hint: wide)
-        #expect(size.width >= 512 && size.height >= 28)
+        func decoded(_ width: Int, _ height: Int, _ target: (Int, Int)) -> (Int, Int)? {
+            JPEGScale.hint(width: width, height: height, target: target).map {
+                let size = JPEGScale.decodedSize(width: width, height: height, hint: $0)
+                return (size.width, size.height)
+            }
+        }
+        // 12 MP to 256: 1/4 (1/8 would give 500 px, under twice 256).
+        #expect(try #require(decoded(4000, 3000, (256, 192))) == (1000, 750))
+        // 24 MP to 1024: 3/8, not 1/2.
+        #expect(try #require(decoded(6000, 4000, (1024, 683))) == (2250, 1500))
+        // 100 MP to 256: 1/8.
+        #expect(try #require(decoded(10_000, 10_000, (256, 256))) == (1250, 1250))
+        // An 18144x998 panorama to 256x14: the short axis never goes below twice its target.
+        let panorama = try #require(decoded(18_144, 998, (256, 14)))
+        #expect(panorama.0 >= 512 && panorama.1 >= 28)
         #expect(JPEGScale.hint(width: 320, height: 240, target: (256, 192)) == nil)
+        #expect(JPEGScale.hint(width: 320, height: 240, target: (100, 75)) == nil, "1/2 would give 160x120, under 200x150")
+        #expect(try #require(decoded(320, 240, (80, 60))) == (160, 120))
     }
 
     @Test("a full decode is at full size")
