@@ -49,26 +49,28 @@ public struct Image: Sendable {
         }
     }
 
-    /// The image encoded in `format`.
+    /// The image encoded in `format`, keeping the metadata `metadata` says (thumbnails have none
+    /// left to keep unless their ``ThumbnailOptions`` kept it).
     ///
     /// Pixels are written as they are (call ``orientedCopy()`` first to turn them upright); JPEG
     /// output is flattened onto white. Stands on `MagickGetImageBlob`.
     ///
     /// - Throws: ``MagickIOError/Kind/encodingFailed`` when the coder is missing or fails.
-    public func encoded(as format: EncodingFormat) throws(MagickIOError) -> Data {
+    public func encoded(as format: EncodingFormat, metadata: MetadataPolicy = .keepAll) throws(MagickIOError) -> Data {
         guard format.isAvailable else {
             throw MagickIOError(.encodingFailed, "this ImageMagick has no \(format.magickName) encoder")
         }
         return try storage.withCopy { wand throws(MagickIOError) in
-            try wand.encode(as: format)
+            try wand.apply(metadata)
+            return try wand.encode(as: format)
         }
     }
 
     /// Encodes the image and writes it to `url`, replacing any file there atomically.
     ///
     /// - Throws: ``MagickIOError`` of kind `encodingFailed` or `io`.
-    public func write(to url: URL, as format: EncodingFormat) throws(MagickIOError) {
-        let data = try encoded(as: format)
+    public func write(to url: URL, as format: EncodingFormat, metadata: MetadataPolicy = .keepAll) throws(MagickIOError) {
+        let data = try encoded(as: format, metadata: metadata)
         do {
             try data.write(to: url, options: .atomic)
         } catch {

@@ -18,6 +18,8 @@ struct ImageHeader: Sendable, Hashable {
     var samplesPerPixel: Double = 3
     /// The EXIF orientation, when the header carries one.
     var orientation: Orientation?
+    /// JPEG: where the EXIF data (its TIFF structure) lies in the file.
+    var exifRange: Range<Int>?
 
     /// Whether the stored size is over ImageMagick's process-wide width, height or area limit.
     var exceedsProcessLimits: Bool {
@@ -44,6 +46,7 @@ struct ImageHeader: Sendable, Hashable {
     private static func parseJPEG(_ reader: HeaderReader) -> ImageHeader? {
         var offset = 2
         var orientation: Orientation?
+        var exifRange: Range<Int>?
         // Walk the marker segments up to the first frame header; no entropy-coded data before it.
         for _ in 0..<512 {
             guard let marker = reader.bytes(at: offset, 4), marker[0] == 0xFF else { return nil }
@@ -62,12 +65,16 @@ struct ImageHeader: Sendable, Hashable {
                     width: width, height: height, components: components, bitDepth: Int(sof[0]),
                     isProgressive: [0xC2, 0xC6, 0xCA, 0xCE].contains(code), orientation: orientation)
                 header.samplesPerPixel = Double(components)
+                header.exifRange = exifRange
                 if components > 0, let specs = reader.bytes(at: offset + 10, components * 3) {
                     header.samplesPerPixel = codedSamplesPerPixel(specs, components: components)
                 }
                 return header
-            case 0xE1 where orientation == nil:
+            case 0xE1 where exifRange == nil:
                 orientation = exifOrientation(reader, segment: offset + 4, length: length - 2)
+                if orientation != nil || reader.bytes(at: offset + 4, 6) == Array("Exif\0\0".utf8) {
+                    exifRange = (offset + 10)..<(offset + 2 + length)
+                }
             case 0xDA, 0xD9:
                 return nil  // scan or end before any frame header
             default:

@@ -10,19 +10,23 @@ import Foundation
 /// ```
 extension ImageSource {
     /// ``thumbnail(maxPixelSize:at:allowUpscale:)`` on MagickIO's threads, cancellable.
-    public func thumbnail(maxPixelSize: Int, at index: Int = 0, allowUpscale: Bool = false) async throws(MagickIOError) -> Image {
+    public func thumbnail(maxPixelSize: Int, at index: Int = 0, allowUpscale: Bool = false,
+                          options thumbnailOptions: ThumbnailOptions = ThumbnailOptions()) async throws(MagickIOError) -> Image {
         let interrupt = Interrupt(timeLimit: options.timeLimit)
         return try await WorkerPool.shared.run(interrupt: interrupt) { () throws(MagickIOError) in
-            try thumbnail(maxPixelSize: maxPixelSize, at: index, allowUpscale: allowUpscale, interrupt: interrupt)
+            try thumbnail(.maxPixelSize(maxPixelSize), at: index, allowUpscale: allowUpscale, options: thumbnailOptions,
+                          interrupt: interrupt)
         }
     }
 
     /// ``thumbnail(size:mode:gravity:at:allowUpscale:)`` on MagickIO's threads, cancellable.
     public func thumbnail(size: ImageSize, mode: SizingMode = .fit, gravity: Gravity = .center, at index: Int = 0,
-                          allowUpscale: Bool = false) async throws(MagickIOError) -> Image {
+                          allowUpscale: Bool = false,
+                          options thumbnailOptions: ThumbnailOptions = ThumbnailOptions()) async throws(MagickIOError) -> Image {
         let interrupt = Interrupt(timeLimit: options.timeLimit)
         return try await WorkerPool.shared.run(interrupt: interrupt) { () throws(MagickIOError) in
-            try thumbnail(.box(size, mode, gravity), at: index, allowUpscale: allowUpscale, interrupt: interrupt)
+            try thumbnail(.box(size, mode, gravity), at: index, allowUpscale: allowUpscale, options: thumbnailOptions,
+                          interrupt: interrupt)
         }
     }
 
@@ -37,17 +41,17 @@ extension ImageSource {
 
 /// The `async` forms of ``Image``'s encoding, on MagickIO's own threads.
 extension Image {
-    /// ``encoded(as:)`` on MagickIO's threads.
-    public func encoded(as format: EncodingFormat) async throws(MagickIOError) -> Data {
+    /// ``encoded(as:metadata:)`` on MagickIO's threads.
+    public func encoded(as format: EncodingFormat, metadata: MetadataPolicy = .keepAll) async throws(MagickIOError) -> Data {
         try await WorkerPool.shared.run(interrupt: Interrupt()) { () throws(MagickIOError) in
-            try encoded(as: format)
+            try encoded(as: format, metadata: metadata)
         }
     }
 
-    /// ``write(to:as:)`` on MagickIO's threads.
-    public func write(to url: URL, as format: EncodingFormat) async throws(MagickIOError) {
+    /// ``write(to:as:metadata:)`` on MagickIO's threads.
+    public func write(to url: URL, as format: EncodingFormat, metadata: MetadataPolicy = .keepAll) async throws(MagickIOError) {
         try await WorkerPool.shared.run(interrupt: Interrupt()) { () throws(MagickIOError) in
-            try write(to: url, as: format)
+            try write(to: url, as: format, metadata: metadata)
         }
     }
 }

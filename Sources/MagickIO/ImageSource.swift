@@ -23,7 +23,7 @@ public struct ImageSource: Sendable {
     /// The options and limits every decode of this source is checked against before it starts.
     public let options: DecodingOptions
     /// Each frame's header, from one ping at open.
-    let frames: [ImageProperties]
+    var frames: [ImageProperties]
     /// The header as parsed in Swift, when MagickIO parses this format.
     let header: ImageHeader?
 

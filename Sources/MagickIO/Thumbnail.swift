@@ -14,11 +14,16 @@ extension ImageSource {
     ///    the target on each axis (`jpeg:size`, aspect-aware, axes swapped for EXIF 5-8);
     /// 3. `MagickResizeImage` with a Lanczos filter to the exact size;
     /// 4. the orientation applied to the small image;
-    /// 5. sRGB (CMYK included), 8 bits per channel, every profile and comment stripped; alpha kept.
+    /// 5. sRGB (an embedded ICC profile applied through Little CMS, CMYK included), 8 bits per
+    ///    channel, every profile and comment stripped; alpha kept.
+    ///
+    /// `options` can let a camera's embedded thumbnail serve instead, keep the colour profile, or
+    /// keep metadata (see ``ThumbnailOptions``).
     ///
     /// - Throws: ``MagickIOError`` of kind `frameOutOfRange`, `corruptImage` or `limitExceeded`.
-    public func thumbnail(maxPixelSize: Int, at index: Int = 0, allowUpscale: Bool = false) throws(MagickIOError) -> Image {
-        try thumbnail(.maxPixelSize(maxPixelSize), at: index, allowUpscale: allowUpscale, interrupt: nil)
+    public func thumbnail(maxPixelSize: Int, at index: Int = 0, allowUpscale: Bool = false,
+                          options: ThumbnailOptions = ThumbnailOptions()) throws(MagickIOError) -> Image {
+        try thumbnail(.maxPixelSize(maxPixelSize), at: index, allowUpscale: allowUpscale, options: options, interrupt: nil)
     }
 
     /// A thumbnail sized into `size` by `mode` (see ``SizingMode``), upright, made by the same
@@ -34,15 +39,21 @@ extension ImageSource {
     ///
     /// - Throws: ``MagickIOError`` of kind `frameOutOfRange`, `corruptImage` or `limitExceeded`.
     public func thumbnail(size: ImageSize, mode: SizingMode = .fit, gravity: Gravity = .center, at index: Int = 0,
-                          allowUpscale: Bool = false) throws(MagickIOError) -> Image {
-        try thumbnail(.box(size, mode, gravity), at: index, allowUpscale: allowUpscale, interrupt: nil)
+                          allowUpscale: Bool = false, options: ThumbnailOptions = ThumbnailOptions()) throws(MagickIOError) -> Image {
+        try thumbnail(.box(size, mode, gravity), at: index, allowUpscale: allowUpscale, options: options, interrupt: nil)
     }
 
-    func thumbnail(maxPixelSize: Int, at index: Int, allowUpscale: Bool, interrupt: Interrupt?) throws(MagickIOError) -> Image {
-        try thumbnail(.maxPixelSize(maxPixelSize), at: index, allowUpscale: allowUpscale, interrupt: interrupt)
-    }
-
-    func thumbnail(_ request: ThumbnailRequest, at index: Int, allowUpscale: Bool, interrupt: Interrupt?) throws(MagickIOError) -> Image {
+    func thumbnail(_ request: ThumbnailRequest, at index: Int, allowUpscale: Bool, options: ThumbnailOptions,
+                   interrupt: Interrupt?) throws(MagickIOError) -> Image {
+        if options.embedded != .never, index == 0, let embedded = embeddedThumbnail() {
+            let wanted = try thumbnailPlan(request, at: 0, allowUpscale: allowUpscale).geometry.size
+            let stored = try embedded.properties(at: 0)
+            if options.embedded == .always || (stored.orientedWidth >= wanted.width && stored.orientedHeight >= wanted.height) {
+                var embeddedOptions = options
+                embeddedOptions.embedded = .never
+                return try embedded.thumbnail(request, at: 0, allowUpscale: false, options: embeddedOptions, interrupt: interrupt)
+            }
+        }
         let plan = try thumbnailPlan(request, at: index, allowUpscale: allowUpscale)
         let orientation = frames[index].orientation
         return try withDecoded(frame: index, jpegHint: plan.hint, interrupt: interrupt) { wand throws(MagickIOError) in
@@ -57,7 +68,7 @@ extension ImageSource {
                 try wand.check(MagickCropImage(wand.pointer, crop.width, crop.height, crop.x, crop.y), fallback: .corruptImage)
                 try wand.check(MagickResetImagePage(wand.pointer, "0x0+0+0"), fallback: .corruptImage)
             }
-            try wand.normalizeForThumbnail()
+            try wand.normalizeForThumbnail(options)
             return Image(wand: wand.clone(), orientation: .up)
         }
     }
@@ -178,13 +189,25 @@ struct ThumbnailGeometry: Sendable {
 }
 
 extension Wand {
-    /// sRGB, 8 bits per channel, no metadata: what every thumbnail is.
-    func normalizeForThumbnail() throws(MagickIOError) {
-        let colorspace = MagickGetImageColorspace(pointer)
-        if colorspace != sRGBColorspace, colorspace != GRAYColorspace {
-            try check(MagickTransformImageColorspace(pointer, sRGBColorspace), fallback: .corruptImage)
+    /// sRGB (unless the profile is kept), 8 bits per channel, metadata as `options` say.
+    func normalizeForThumbnail(_ options: ThumbnailOptions) throws(MagickIOError) {
+        let embeddedProfile = profile("icc")
+        if options.colorProfile == .convertToSRGB {
+            if let embeddedProfile, embeddedProfile != sRGBProfile {
+                // Little CMS converts from the embedded profile to sRGB and the image takes the
+                // sRGB profile in its place.
+                let status = sRGBProfile.withUnsafeBytes { MagickProfileImage(pointer, "icc", $0.baseAddress, $0.count) }
+                try check(status, fallback: .corruptImage)
+            }
+            let colorspace = MagickGetImageColorspace(pointer)
+            if colorspace != sRGBColorspace, colorspace != GRAYColorspace {
+                try check(MagickTransformImageColorspace(pointer, sRGBColorspace), fallback: .corruptImage)
+            }
         }
-        try check(MagickStripImage(pointer), fallback: .corruptImage)
+        try apply(options.metadata)
+        if options.colorProfile == .keep, options.metadata == .stripAll, let embeddedProfile {
+            _ = embeddedProfile.withUnsafeBytes { MagickSetImageProfile(pointer, "icc", $0.baseAddress, $0.count) }
+        }
         try check(MagickSetImageDepth(pointer, 8), fallback: .corruptImage)
     }
 }

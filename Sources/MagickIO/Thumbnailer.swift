@@ -46,7 +46,8 @@ public struct Thumbnailer: Sendable {
     /// longest side `maxPixelSize` (see ``ImageSource/thumbnail(maxPixelSize:at:allowUpscale:)``),
     /// in completion order.
     public func thumbnails<Input: ThumbnailInput>(of inputs: [Input], maxPixelSize: Int, at frame: Int = 0,
-                                                  allowUpscale: Bool = false) -> AsyncThrowingStream<ThumbnailResult<Input>, Error> {
+                                                  allowUpscale: Bool = false, options thumbnailOptions: ThumbnailOptions = ThumbnailOptions())
+        -> AsyncThrowingStream<ThumbnailResult<Input>, Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: ThumbnailResult<Input>.self)
         let budget = MemoryBudget(total: memoryBudget)
         let options = DecodingOptions(
@@ -60,7 +61,8 @@ public struct Thumbnailer: Sendable {
                 let cost = try source.thumbnailCost(.maxPixelSize(maxPixelSize), at: frame, allowUpscale: allowUpscale)
                 try await budget.acquire(cost)
                 defer { budget.release(cost) }
-                let image = try await source.thumbnail(maxPixelSize: maxPixelSize, at: frame, allowUpscale: allowUpscale)
+                let image = try await source.thumbnail(maxPixelSize: maxPixelSize, at: frame, allowUpscale: allowUpscale,
+                                                       options: thumbnailOptions)
                 return ThumbnailResult(input: input, index: index, result: .success(image))
             } catch {
                 return ThumbnailResult(input: input, index: index, result: .failure(error))

@@ -78,3 +78,22 @@ convert patches.gif -define webp:lossless=true patches.webp
 
 # A two-page TIFF: a 16x16 red page and an 8x8 blue one.
 convert -size 16x16 xc:red -size 8x8 xc:blue -compress zip pages.tif
+
+# A 32x32 patch of (60, 180, 90) in Adobe RGB, with that profile embedded, and a copy with GPS
+# tags; the profiles come from Little CMS (scripts/icc-profile.c).
+work=$(mktemp -d)
+cc ../../../scripts/icc-profile.c -llcms2 -o "$work/icc-profile"
+"$work/icc-profile" adobe > "$work/adobe.icc"
+convert -size 32x32 'xc:rgb(60,180,90)' -profile "$work/adobe.icc" -quality 95 adobe-rgb.jpg
+rm -rf "$work"
+cp photo.jpg gps.jpg
+exiftool -q -overwrite_original -GPSLatitude=48.8584 -GPSLatitudeRef=N -GPSLongitude=2.2945 -GPSLongitudeRef=E gps.jpg
+
+# A camera-like JPEG with an EXIF thumbnail, both stored turned (orientation 6): the picture is
+# the quadrants at 960x640; the 240x160 embedded thumbnail has magenta where the picture has red,
+# so a test can tell which one a thumbnail came from.
+work=$(mktemp -d)
+convert quadrants.png -filter point -resize 960x640 -rotate 270 -quality 90 embedded-thumbnail.jpg
+convert quadrants.png -fill magenta -opaque red -filter point -resize 240x160 -rotate 270 -quality 90 "$work/thumb.jpg"
+exiftool -q -overwrite_original -n -Orientation=6 "-ThumbnailImage<=$work/thumb.jpg" embedded-thumbnail.jpg
+rm -rf "$work"

@@ -1,0 +1,42 @@
+/// How a thumbnail is made beyond its size: whether an embedded thumbnail may serve, what happens
+/// to an embedded colour profile, and which metadata the thumbnail keeps.
+///
+/// ```swift
+/// let fast = try source.thumbnail(maxPixelSize: 160, options: ThumbnailOptions(embedded: .ifAbsent))
+/// ```
+public struct ThumbnailOptions: Sendable, Hashable {
+    /// When the thumbnail a camera stored in the file (JPEG's EXIF thumbnail) is used instead of
+    /// decoding the image, like ImageIO's `kCGImageSourceCreateThumbnailFromImageIfAbsent` and
+    /// `…Always`. The embedded thumbnail is turned upright with the image's orientation too.
+    public enum EmbeddedThumbnail: Sendable, Hashable, CaseIterable {
+        /// Always decode the image itself (the default).
+        case never
+        /// Use the embedded thumbnail when its longest side is at least the size asked for.
+        case ifAbsent
+        /// Use the embedded thumbnail whenever there is one, however small (never upscaled).
+        case always
+    }
+
+    /// What happens to an embedded ICC profile.
+    public enum ColorProfile: Sendable, Hashable, CaseIterable {
+        /// Convert the pixels from the embedded profile to sRGB through Little CMS (the default);
+        /// images without one are converted by colour space (CMYK to sRGB).
+        case convertToSRGB
+        /// Leave the pixels in the embedded profile's colour space and keep the profile.
+        case keep
+    }
+
+    /// Whether an embedded thumbnail may serve. Default ``EmbeddedThumbnail/never``.
+    public var embedded: EmbeddedThumbnail
+    /// What happens to an embedded ICC profile. Default ``ColorProfile/convertToSRGB``.
+    public var colorProfile: ColorProfile
+    /// Which metadata the thumbnail keeps. Default ``MetadataPolicy/stripAll``.
+    public var metadata: MetadataPolicy
+
+    public init(embedded: EmbeddedThumbnail = .never, colorProfile: ColorProfile = .convertToSRGB,
+                metadata: MetadataPolicy = .stripAll) {
+        self.embedded = embedded
+        self.colorProfile = colorProfile
+        self.metadata = metadata
+    }
+}
