@@ -41,6 +41,44 @@ public struct ImageSource: Sendable {
         try self.init(bytes: .file(OpenFile(path: url.path)), options: options)
     }
 
+    /// Opens the image in the file `descriptor` refers to, reading its header only.
+    ///
+    /// A regular file is streamed to ImageMagick like a file opened by URL, never read whole into
+    /// memory; MagickIO keeps a duplicate of the descriptor, so the caller may close its own at
+    /// once. Anything else (a pipe, a socket) is read to its end into memory first, because
+    /// ImageMagick needs to read it more than once.
+    ///
+    /// - Throws: as ``init(url:options:)``, and ``MagickIOError/Kind/io`` when the descriptor
+    ///   cannot be read.
+    public init(fileDescriptor descriptor: Int32, options: DecodingOptions = .default) throws(MagickIOError) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw MagickIOError(.io, "descriptor \(descriptor): \(String(cString: strerror(errno)))")
+        }
+        if status.st_mode & S_IFMT == S_IFREG {
+            try self.init(bytes: .file(OpenFile(duplicating: descriptor)), options: options)
+        } else {
+            try self.init(bytes: .memory(Self.readToEnd(descriptor)), options: options)
+        }
+    }
+
+    /// Opens the image `handle` reads, as ``init(fileDescriptor:options:)``.
+    public init(fileHandle handle: FileHandle, options: DecodingOptions = .default) throws(MagickIOError) {
+        try self.init(fileDescriptor: handle.fileDescriptor, options: options)
+    }
+
+    private static func readToEnd(_ descriptor: Int32) throws(MagickIOError) -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let got = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if got < 0, errno == EINTR { continue }
+            guard got >= 0 else { throw MagickIOError(.io, "reading descriptor \(descriptor): \(String(cString: strerror(errno)))") }
+            if got == 0 { return data }
+            data.append(contentsOf: buffer[0..<got])
+        }
+    }
+
     /// Opens an image held in memory, reading its header only.
     ///
     /// - Throws: ``MagickIOError`` of kind `emptyData`, `unsupportedFormat`, `formatNotAllowed` or

@@ -61,6 +61,25 @@ final class OpenFile: Sendable {
         self.path = path
     }
 
+    /// Takes a duplicate of `descriptor` (the caller keeps and closes its own), which must be a
+    /// regular file.
+    init(duplicating descriptor: Int32) throws(MagickIOError) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw MagickIOError(.io, "descriptor \(descriptor): \(String(cString: strerror(errno)))")
+        }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw MagickIOError(.io, "descriptor \(descriptor) is not a regular file")
+        }
+        let duplicate = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        guard duplicate >= 0 else {
+            throw MagickIOError(.io, "cannot duplicate descriptor \(descriptor): \(String(cString: strerror(errno)))")
+        }
+        self.descriptor = duplicate
+        self.size = Int(status.st_size)
+        self.path = "/proc/self/fd/\(duplicate)"
+    }
+
     deinit {
         close(descriptor)
     }
