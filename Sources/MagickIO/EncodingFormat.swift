@@ -1,6 +1,6 @@
 import CMagickWand
 
-/// The format ``Image/encoded(as:)`` and ``Image/write(to:as:)`` produce.
+/// The format `Image/encoded(as:metadata:)` and `Image/write(to:as:metadata:)` produce.
 ///
 /// ```swift
 /// let jpeg = try thumb.encoded(as: .jpeg(quality: 85))

@@ -1,8 +1,8 @@
 import CMagickWand
 import Foundation
 
-/// Decoded pixels with their metadata, from ``ImageSource/image(at:)`` or
-/// ``ImageSource/thumbnail(maxPixelSize:)``.
+/// Decoded pixels with their metadata, from `ImageSource/image(at:)` or
+/// `ImageSource/thumbnail(maxPixelSize:at:allowUpscale:options:)`.
 ///
 /// ```swift
 /// let upright = try source.image(at: 0).orientedCopy()

@@ -1,4 +1,4 @@
-/// A size in pixels, for ``ImageSource/thumbnail(size:mode:gravity:at:allowUpscale:)``.
+/// A size in pixels, for `ImageSource/thumbnail(size:mode:gravity:at:allowUpscale:options:)`.
 ///
 /// ```swift
 /// let avatar = try source.thumbnail(size: ImageSize(width: 200, height: 200), mode: .fill)

@@ -9,7 +9,7 @@ import Foundation
 /// let thumb = try await ImageSource(url: url).thumbnail(maxPixelSize: 256)   // in an async context
 /// ```
 extension ImageSource {
-    /// ``thumbnail(maxPixelSize:at:allowUpscale:)`` on MagickIO's threads, cancellable.
+    /// `thumbnail(maxPixelSize:at:allowUpscale:options:)` on MagickIO's threads, cancellable.
     public func thumbnail(maxPixelSize: Int, at index: Int = 0, allowUpscale: Bool = false,
                           options thumbnailOptions: ThumbnailOptions = ThumbnailOptions()) async throws(MagickIOError) -> Image {
         let interrupt = Interrupt(timeLimit: options.timeLimit)
@@ -19,7 +19,7 @@ extension ImageSource {
         }
     }
 
-    /// ``thumbnail(size:mode:gravity:at:allowUpscale:)`` on MagickIO's threads, cancellable.
+    /// `thumbnail(size:mode:gravity:at:allowUpscale:options:)` on MagickIO's threads, cancellable.
     public func thumbnail(size: ImageSize, mode: SizingMode = .fit, gravity: Gravity = .center, at index: Int = 0,
                           allowUpscale: Bool = false,
                           options thumbnailOptions: ThumbnailOptions = ThumbnailOptions()) async throws(MagickIOError) -> Image {
@@ -30,7 +30,7 @@ extension ImageSource {
         }
     }
 
-    /// ``image(at:)`` on MagickIO's threads, cancellable.
+    /// `image(at:)` on MagickIO's threads, cancellable.
     public func image(at index: Int = 0) async throws(MagickIOError) -> Image {
         let interrupt = Interrupt(timeLimit: options.timeLimit)
         return try await WorkerPool.shared.run(interrupt: interrupt) { () throws(MagickIOError) in
@@ -41,14 +41,14 @@ extension ImageSource {
 
 /// The `async` forms of ``Image``'s encoding, on MagickIO's own threads.
 extension Image {
-    /// ``encoded(as:metadata:)`` on MagickIO's threads.
+    /// `encoded(as:metadata:)` on MagickIO's threads.
     public func encoded(as format: EncodingFormat, metadata: MetadataPolicy = .keepAll) async throws(MagickIOError) -> Data {
         try await WorkerPool.shared.run(interrupt: Interrupt()) { () throws(MagickIOError) in
             try encoded(as: format, metadata: metadata)
         }
     }
 
-    /// ``write(to:as:metadata:)`` on MagickIO's threads.
+    /// `write(to:as:metadata:)` on MagickIO's threads.
     public func write(to url: URL, as format: EncodingFormat, metadata: MetadataPolicy = .keepAll) async throws(MagickIOError) {
         try await WorkerPool.shared.run(interrupt: Interrupt()) { () throws(MagickIOError) in
             try write(to: url, as: format, metadata: metadata)

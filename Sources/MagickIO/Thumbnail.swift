@@ -27,7 +27,7 @@ extension ImageSource {
     }
 
     /// A thumbnail sized into `size` by `mode` (see ``SizingMode``), upright, made by the same
-    /// pipeline as ``thumbnail(maxPixelSize:at:allowUpscale:)``; ``SizingMode/fill`` crops at
+    /// pipeline as `thumbnail(maxPixelSize:at:allowUpscale:options:)`; ``SizingMode/fill`` crops at
     /// `gravity` after turning the image upright.
     ///
     /// ```swift

@@ -6,8 +6,11 @@
 /// ```
 public struct ThumbnailOptions: Sendable, Hashable {
     /// When the thumbnail a camera stored in the file (JPEG's EXIF thumbnail) is used instead of
-    /// decoding the image, like ImageIO's `kCGImageSourceCreateThumbnailFromImageIfAbsent` and
-    /// `…Always`. The embedded thumbnail is turned upright with the image's orientation too.
+    /// decoding the image. The embedded thumbnail is turned upright with the image's orientation
+    /// too. ImageIO's nearest keys: `kCGImageSourceCreateThumbnailFromImageAlways` is ``never``
+    /// (always decode the image); `kCGImageSourceCreateThumbnailFromImageIfAbsent` uses any
+    /// embedded thumbnail, which is ``always``; ``ifAbsent`` also checks the size, which ImageIO
+    /// leaves to the caller.
     public enum EmbeddedThumbnail: Sendable, Hashable, CaseIterable {
         /// Always decode the image itself (the default).
         case never

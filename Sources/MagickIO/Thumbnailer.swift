@@ -35,6 +35,7 @@ public struct Thumbnailer: Sendable {
     /// - Parameters:
     ///   - maxConcurrentJobs: default: the number of active processors.
     ///   - memoryBudget: default: 256 MiB, ImageMagick's default memory limit.
+    ///   - options: how each input is opened (``DecodingOptions``).
     public init(maxConcurrentJobs: Int = ProcessInfo.processInfo.activeProcessorCount,
                 memoryBudget: Int = 256 << 20, options: DecodingOptions = .default) {
         self.maxConcurrentJobs = max(maxConcurrentJobs, 1)
@@ -43,7 +44,7 @@ public struct Thumbnailer: Sendable {
     }
 
     /// Thumbnails of `inputs` (file URLs, `Data` or open ``ImageSource``s), each upright with its
-    /// longest side `maxPixelSize` (see ``ImageSource/thumbnail(maxPixelSize:at:allowUpscale:)``),
+    /// longest side `maxPixelSize` (see `ImageSource/thumbnail(maxPixelSize:at:allowUpscale:options:)`),
     /// in completion order.
     public func thumbnails<Input: ThumbnailInput>(of inputs: [Input], maxPixelSize: Int, at frame: Int = 0,
                                                   allowUpscale: Bool = false, options thumbnailOptions: ThumbnailOptions = ThumbnailOptions())
