@@ -1,0 +1,443 @@
+import Foundation
+import Testing
+@testable import MagickIO
+
+@Suite("IncrementalImageSource")
+struct IncrementalImageSourceTests {
+    typealias Status = IncrementalImageSource.Status
+
+    /// What the source said after one append.
+    struct Step {
+        var received: Int
+        var status: Status
+        var count: Int
+    }
+
+    static let chunkSizes = [1, 7, 64, 1000]
+
+    /// Appends `data` in chunks of `chunk` bytes, none of them final, recording each step.
+    static func feed(_ data: Data, chunk: Int, into source: IncrementalImageSource) -> [Step] {
+        var steps: [Step] = []
+        var offset = 0
+        while offset < data.count {
+            let end = min(offset + chunk, data.count)
+            source.append(data[offset..<end])
+            steps.append(Step(received: end, status: source.status, count: source.count))
+            offset = end
+        }
+        return steps
+    }
+
+    static func rank(_ status: Status) -> Int {
+        switch status {
+        case .waitingForHeader: 0
+        case .headerComplete: 1
+        case .complete: 2
+        case .failed: 3
+        }
+    }
+
+    /// The offset just past a JPEG's first SOF segment.
+    static func jpegFrameHeaderEnd(_ bytes: [UInt8]) -> Int? {
+        guard let sof = jpegFrameHeader(bytes) else { return nil }
+        return sof + 2 + (Int(bytes[sof + 2]) << 8 | Int(bytes[sof + 3]))
+    }
+
+    /// The offset of a JPEG's first SOF marker.
+    static func jpegFrameHeader(_ bytes: [UInt8]) -> Int? {
+        var offset = 2
+        while offset + 4 <= bytes.count, bytes[offset] == 0xFF {
+            let code = bytes[offset + 1]
+            if [0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF].contains(code) { return offset }
+            offset += 2 + (Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3]))
+        }
+        return nil
+    }
+
+    /// The offset just past the length and type of a PNG's first IDAT chunk.
+    static func pngFirstImageDataStart(_ bytes: [UInt8]) -> Int? {
+        var offset = 8
+        while offset + 8 <= bytes.count {
+            let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            if bytes[offset + 4..<offset + 8].elementsEqual("IDAT".utf8) { return offset + 8 }
+            offset += 12 + length
+        }
+        return nil
+    }
+
+    /// The offsets just past each frame of a GIF (its image data's terminating sub-block).
+    static func gifFrameEnds(_ bytes: [UInt8]) -> [Int] {
+        func colourTable(_ flags: UInt8) -> Int { flags & 0x80 != 0 ? 3 << (Int(flags & 7) + 1) : 0 }
+        var ends: [Int] = []
+        var offset = 13 + colourTable(bytes[10])
+        while offset < bytes.count {
+            let introducer = bytes[offset]
+            switch introducer {
+            case 0x21: offset += 2
+            case 0x2C: offset += 10 + colourTable(bytes[offset + 9]) + 1
+            default: return ends
+            }
+            while bytes[offset] != 0 { offset += 1 + Int(bytes[offset]) }
+            offset += 1
+            if introducer == 0x2C { ends.append(offset) }
+        }
+        return ends
+    }
+
+    /// The offset past a little-endian TIFF's first directory and every value it points to.
+    static func tiffFirstDirectoryEnd(_ bytes: [UInt8]) -> Int {
+        func number(_ at: Int, _ length: Int) -> Int { bytes[at..<at + length].reversed().reduce(0) { $0 << 8 | Int($1) } }
+        let directory = number(4, 4), entries = number(directory, 2)
+        var end = directory + 2 + 12 * entries + 4
+        let sizes = [1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8]
+        for entry in 0..<entries {
+            let at = directory + 2 + 12 * entry
+            let size = sizes[number(at + 2, 2), default: 1] * number(at + 4, 4)
+            if size > 4 { end = max(end, number(at + 8, 4) + size) }
+        }
+        return end
+    }
+
+    static func failure(_ status: Status) -> MagickIOError.Kind? {
+        if case .failed(let error) = status { return error.kind }
+        return nil
+    }
+
+    // MARK: - When the header is complete
+
+    @Test("JPEG: the header is complete exactly once the SOF segment has arrived",
+          arguments: ["photo.jpg", "progressive.jpg", "orient-6.jpg"], chunkSizes)
+    func jpegHeaderAtFrameHeader(name: String, chunk: Int) throws {
+        let data = try Fixture.data(name)
+        let sofEnd = try #require(Self.jpegFrameHeaderEnd([UInt8](data)))
+        let whole = try ImageSource(data: data)
+        let source = IncrementalImageSource()
+        var offset = 0
+        while offset < data.count {
+            let end = min(offset + chunk, data.count)
+            source.append(data[offset..<end])
+            if end < sofEnd {
+                #expect(source.status == .waitingForHeader, "\(end) of \(sofEnd) bytes of the header")
+                #expect(throws: MagickIOError.self) { try source.properties(at: 0) }
+            } else {
+                #expect(source.status == .headerComplete, "\(end) bytes, the SOF ends at \(sofEnd)")
+                #expect(try source.properties(at: 0) == whole.properties(at: 0))
+                #expect(source.count == 1)
+            }
+            offset = end
+        }
+        #expect(source.format == .jpeg)
+        source.append(Data(), isFinal: true)
+        #expect(source.status == .complete)
+        #expect(try source.properties(at: 0) == whole.properties(at: 0))
+    }
+
+    @Test("PNG: the header is complete once the first IDAT chunk has begun",
+          arguments: ["photo.png", "alpha.png"], chunkSizes)
+    func pngHeaderAtImageData(name: String, chunk: Int) throws {
+        let data = try Fixture.data(name)
+        let point = try #require(Self.pngFirstImageDataStart([UInt8](data)))
+        let whole = try ImageSource(data: data)
+        let steps = Self.feed(data, chunk: chunk, into: IncrementalImageSource())
+        for step in steps {
+            #expect(step.status == (step.received < point ? .waitingForHeader : .headerComplete),
+                    "\(step.received) bytes, IDAT begins at \(point)")
+        }
+        let source = IncrementalImageSource()
+        source.append(data.prefix(point))
+        #expect(source.status == .headerComplete)
+        #expect(try source.properties(at: 0) == whole.properties(at: 0))
+        #expect(try source.properties(at: 0).hasAlpha == (name == "alpha.png"))
+    }
+
+    @Test("every fixture: status only moves forward, the header comes before the last byte, complete only after the final append",
+          arguments: ["photo.jpg", "progressive.jpg", "orient-6.jpg", "photo.png", "alpha.png", "animated.gif",
+                      "quadrants.webp", "orient-6.tif"], chunkSizes)
+    func statusSequence(name: String, chunk: Int) throws {
+        let data = try Fixture.data(name)
+        let whole = try ImageSource(data: data)
+        let source = IncrementalImageSource()
+        let steps = Self.feed(data, chunk: chunk, into: source)
+        for (previous, next) in zip(steps, steps.dropFirst()) {
+            #expect(Self.rank(previous.status) <= Self.rank(next.status), "\(previous.status) then \(next.status)")
+            #expect(previous.count <= next.count)
+        }
+        #expect(!steps.contains { $0.status == .complete }, "complete before the final append")
+        #expect(steps.last?.status == .headerComplete)
+        for index in 0..<source.count {
+            #expect(try source.properties(at: index) == whole.properties(at: index), "frame \(index)")
+        }
+        #expect(source.format == whole.format)
+
+        source.append(Data(), isFinal: true)
+        #expect(source.status == .complete)
+        #expect(source.count == whole.count)
+        #expect(source.source?.count == whole.count)
+        for index in 0..<whole.count {
+            #expect(try source.properties(at: index) == whole.properties(at: index))
+        }
+    }
+
+    @Test("the last chunk may carry isFinal itself")
+    func finalWithLastChunk() throws {
+        let data = try Fixture.data("photo.jpg")
+        let source = IncrementalImageSource()
+        source.append(data.prefix(1000))
+        source.append(data.dropFirst(1000), isFinal: true)
+        #expect(source.status == .complete)
+        #expect(try source.image(at: 0).width == 320)
+    }
+
+    @Test("GIF, TIFF, WebP: the header is complete once the first frame, the first directory and its values, or the whole RIFF chunk are in",
+          arguments: ["animated.gif", "orient-6.tif", "quadrants.webp"], chunkSizes)
+    func gifTIFFAndWebPHeaderPoints(name: String, chunk: Int) throws {
+        let data = try Fixture.data(name)
+        let bytes = [UInt8](data)
+        let point = switch name {
+        case "animated.gif": try #require(Self.gifFrameEnds(bytes).first)
+        case "orient-6.tif": Self.tiffFirstDirectoryEnd(bytes)
+        default: bytes[4..<8].reversed().reduce(0) { $0 << 8 | Int($1) } + 8  // RIFF size
+        }
+        #expect(point <= data.count)
+        let whole = try ImageSource(data: data)
+        let source = IncrementalImageSource()
+        for step in Self.feed(data, chunk: chunk, into: source) {
+            #expect(step.status == (step.received < point ? .waitingForHeader : .headerComplete),
+                    "\(step.received) bytes, the header point is \(point)")
+        }
+        #expect(try source.properties(at: 0) == whole.properties(at: 0))
+    }
+
+    @Test("GIF: the frame count grows as frames arrive and is final once complete")
+    func gifFramesKnownSoFar() throws {
+        let data = try Fixture.data("animated.gif")
+        let ends = Self.gifFrameEnds([UInt8](data))
+        #expect(ends.count == 3)
+        let source = IncrementalImageSource()
+        let steps = Self.feed(data, chunk: 1, into: source)
+        for step in steps {
+            let arrived = ends.filter { $0 <= step.received }.count
+            #expect(step.count <= arrived, "\(step.received) bytes")
+            if step.received == ends[0] { #expect(step.count == 1) }
+        }
+        let counts = steps.map(\.count)
+        #expect(counts == counts.sorted())
+        #expect(counts.last == 3)
+        #expect(throws: MagickIOError.self) { try source.properties(at: 3) }
+        source.append(Data(), isFinal: true)
+        #expect(source.count == 3)
+        for index in 0..<3 {
+            #expect(try source.properties(at: index).pixelWidth == 24)
+        }
+    }
+
+    @Test("orient-6.jpg: size and orientation as soon as the header is complete")
+    func orientationWithHeader() throws {
+        let data = try Fixture.data("orient-6.jpg")
+        let source = IncrementalImageSource()
+        var offset = 0
+        while source.status == .waitingForHeader, offset < data.count {
+            source.append(data[offset..<offset + 1])
+            offset += 1
+        }
+        #expect(offset == Self.jpegFrameHeaderEnd([UInt8](data)))
+        let p = try source.properties(at: 0)
+        #expect(p.pixelWidth == 64)
+        #expect(p.pixelHeight == 96)
+        #expect(p.orientation == .right)
+        #expect(p.orientedWidth == 96)
+        #expect(p.orientedHeight == 64)
+    }
+
+    // MARK: - Pixels once complete
+
+    @Test("image and thumbnail throw until complete, then the thumbnail is upright",
+          arguments: ["orient-6.jpg", "orient-6.tif", "quadrants.webp", "quadrants.png"])
+    func thumbnailOnceComplete(name: String) throws {
+        let data = try Fixture.data(name)
+        let source = IncrementalImageSource()
+        _ = Self.feed(data, chunk: 64, into: source)
+        #expect(source.status == .headerComplete)
+        #expect(source.source == nil)
+        #expect(errorKind { _ = try source.thumbnail(maxPixelSize: 48) } == .corruptImage)
+        #expect(errorKind { _ = try source.image(at: 0) } == .corruptImage)
+
+        source.append(Data(), isFinal: true)
+        #expect(source.status == .complete)
+        let thumb = try source.thumbnail(maxPixelSize: 48)
+        #expect(thumb.width == 48)
+        #expect(thumb.height == 32)
+        try expectUprightQuadrants(thumb, "\(name)")
+    }
+
+    @Test("a truncated JPEG, once final, behaves as an ImageSource of the same bytes does")
+    func truncatedJPEG() throws {
+        let data = try Fixture.data("truncated.jpg")
+        let source = IncrementalImageSource()
+        _ = Self.feed(data, chunk: 1000, into: source)
+        #expect(source.status == .headerComplete)
+        source.append(Data(), isFinal: true)
+        do {
+            let whole = try ImageSource(data: data)
+            #expect(source.status == .complete)
+            #expect(try source.properties(at: 0) == whole.properties(at: 0))
+            let expected = errorKind { _ = try whole.image(at: 0) }
+            #expect(expected == .corruptImage)
+            #expect(errorKind { _ = try source.image(at: 0) } == expected)
+            #expect(errorKind { _ = try source.thumbnail(maxPixelSize: 64) } == errorKind { _ = try whole.thumbnail(maxPixelSize: 64) })
+        } catch {
+            #expect(Self.failure(source.status) == error.kind)
+        }
+    }
+
+    // MARK: - Failing early, and only when nothing can help
+
+    @Test("content that is no image fails as unsupportedFormat once 32 bytes have arrived",
+          arguments: ["text.jpg", "random.bin"])
+    func notAnImageFailsEarly(name: String) throws {
+        let data = try Fixture.data(name)
+        let source = IncrementalImageSource()
+        let steps = Self.feed(data.prefix(40), chunk: 1, into: source)
+        for step in steps {
+            if step.received < 32 {
+                #expect(step.status == .waitingForHeader, "\(step.received) bytes")
+            } else {
+                #expect(Self.failure(step.status) == .unsupportedFormat, "\(step.received) bytes")
+            }
+        }
+        #expect(source.format == nil)
+        #expect(errorKind { _ = try source.properties(at: 0) } == .unsupportedFormat)
+        #expect(errorKind { _ = try source.thumbnail(maxPixelSize: 64) } == .unsupportedFormat)
+        source.append(data.dropFirst(40), isFinal: true)
+        #expect(Self.failure(source.status) == .unsupportedFormat)
+    }
+
+    @Test("an ISO ftyp box waits for its brands (64 bytes) before it is judged")
+    func isoBoxWaitsForBrands() {
+        var bytes: [UInt8] = [0, 0, 0, 24] + Array("ftypmp42".utf8) + [0, 0, 0, 0] + Array("isommp42".utf8)
+        bytes += [UInt8](repeating: 0, count: 100 - bytes.count)
+        let source = IncrementalImageSource()
+        let steps = Self.feed(Data(bytes), chunk: 1, into: source)
+        for step in steps {
+            #expect(Self.rank(step.status) == (step.received < 64 ? 0 : 3), "\(step.received) bytes: \(step.status)")
+        }
+        #expect(Self.failure(source.status) == .unsupportedFormat)
+    }
+
+    @Test("an empty final append fails with emptyData")
+    func emptyFinal() {
+        let source = IncrementalImageSource()
+        source.append(Data())
+        #expect(source.status == .waitingForHeader)
+        source.append(Data(), isFinal: true)
+        #expect(Self.failure(source.status) == .emptyData)
+        #expect(errorKind { _ = try source.image(at: 0) } == .emptyData)
+    }
+
+    @Test("a final append before the header fails as ImageSource would")
+    func finalBeforeHeader() throws {
+        let data = try Fixture.data("photo.jpg")
+        let source = IncrementalImageSource()
+        source.append(data.prefix(100), isFinal: true)
+        let expected = errorKind { _ = try ImageSource(data: data.prefix(100)) }
+        #expect(expected != nil)
+        #expect(Self.failure(source.status) == expected)
+    }
+
+    @Test("a huge claimed size: header complete with that size; once complete, the thumbnail is refused")
+    func hugeClaimedSize() throws {
+        var bytes = [UInt8](try Fixture.data("orient-1.jpg"))
+        let sof = try #require(Self.jpegFrameHeader(bytes))
+        bytes[sof + 5] = UInt8(60000 >> 8); bytes[sof + 6] = UInt8(60000 & 0xFF)  // height
+        bytes[sof + 7] = UInt8(60000 >> 8); bytes[sof + 8] = UInt8(60000 & 0xFF)  // width
+        let data = Data(bytes)
+        let source = IncrementalImageSource()
+        let steps = Self.feed(data, chunk: 7, into: source)
+        let sofEnd = try #require(Self.jpegFrameHeaderEnd(bytes))
+        #expect(steps.first { $0.status == .headerComplete }?.received == (sofEnd + 6) / 7 * 7)
+        let p = try source.properties(at: 0)
+        #expect(p.pixelWidth == 60000)
+        #expect(p.pixelHeight == 60000)
+        source.append(Data(), isFinal: true)
+        #expect(source.status == .complete)
+        #expect(errorKind { _ = try source.thumbnail(maxPixelSize: 256) } == .limitExceeded)
+    }
+
+    @Test("properties: frameOutOfRange while the header is awaited")
+    func propertiesBeforeHeader() throws {
+        let source = IncrementalImageSource()
+        #expect(errorKind { _ = try source.properties(at: 0) } == .frameOutOfRange)
+        source.append(try Fixture.data("photo.jpg").prefix(40))
+        #expect(source.format == .jpeg)
+        #expect(source.count == 0)
+        #expect(errorKind { _ = try source.properties(at: 0) } == .frameOutOfRange)
+    }
+
+    @Test("appends after the final one, or after failing, are ignored")
+    func appendsAfterTheEndAreIgnored() throws {
+        let data = try Fixture.data("orient-6.jpg")
+        let source = IncrementalImageSource()
+        source.append(data, isFinal: true)
+        let before = try source.properties(at: 0)
+        source.append(Data("trailing garbage".utf8))
+        source.append(Data(), isFinal: true)
+        #expect(source.status == .complete)
+        #expect(try source.properties(at: 0) == before)
+        #expect(try source.image(at: 0).width == 64)
+
+        let failed = IncrementalImageSource()
+        failed.append(Data(), isFinal: true)
+        failed.append(data, isFinal: true)
+        #expect(Self.failure(failed.status) == .emptyData)
+    }
+
+    // MARK: - Sendable
+
+    @Test("appends and reads from several tasks at once")
+    func concurrentUse() async throws {
+        let data = try Fixture.data("photo.jpg")
+        let source = IncrementalImageSource()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                var offset = 0
+                while offset < data.count {
+                    let end = min(offset + 97, data.count)
+                    source.append(data[offset..<end], isFinal: end == data.count)
+                    offset = end
+                    await Task.yield()
+                }
+            }
+            for _ in 0..<8 {
+                group.addTask {
+                    while true {
+                        let status = source.status
+                        _ = source.count
+                        _ = source.format
+                        _ = try? source.properties(at: 0)
+                        if status == .complete {
+                            #expect((try? source.thumbnail(maxPixelSize: 32))?.width == 32)
+                            return
+                        }
+                        #expect(Self.failure(status) == nil)
+                        await Task.yield()
+                    }
+                }
+            }
+        }
+        #expect(source.status == .complete)
+
+        // Chunks appended by many tasks at once land in some order: no crash, a definite end.
+        let scrambled = IncrementalImageSource()
+        await withTaskGroup(of: Void.self) { group in
+            for start in stride(from: 0, to: data.count, by: 4096) {
+                group.addTask {
+                    scrambled.append(data[start..<min(start + 4096, data.count)])
+                    _ = scrambled.status
+                    _ = try? scrambled.properties(at: 0)
+                }
+            }
+        }
+        scrambled.append(Data(), isFinal: true)
+        #expect(Self.rank(scrambled.status) >= 2)
+    }
+}
