@@ -17,6 +17,9 @@ let package = Package(
             dependencies: [.product(name: "MagickIO", package: magickIOPackage)],
             path: "Sources/inprocess"
         ),
+        // MagickWand itself, for `stages`, which times the pipeline's steps with knobs MagickIO hides.
+        .systemLibrary(name: "CWand", path: "Modules/CWand", pkgConfig: "MagickWand"),
+        .executableTarget(name: "stages", dependencies: ["CWand"], path: "Sources/stages"),
         .executableTarget(
             name: "wandreuse",
             dependencies: [.product(name: "MagickIO", package: magickIOPackage)],

@@ -1,26 +1,40 @@
-// In-process timing of ImageSource.thumbnail: `inprocess MAX REPEAT FILE...`.
-// Prints one line per file: median ms over REPEAT runs, output size; then peak RSS.
+// In-process timing of ImageSource.thumbnail: `inprocess MAX REPEAT FILE... [--png]`.
+// Per file: one untimed warm-up, then REPEAT runs of open + thumbnail + encode to memory (JPEG q85,
+// or PNG with --png); prints the median ms and the output size, or the error. Then peak RSS.
 import Foundation
 import MagickIO
 
-let arguments = CommandLine.arguments.dropFirst()
-guard arguments.count >= 3, let maxPixelSize = Int(arguments.first!), let repeats = Int(arguments.dropFirst().first!) else {
-    FileHandle.standardError.write(Data("usage: inprocess MAX REPEAT FILE...\n".utf8))
+var arguments = Array(CommandLine.arguments.dropFirst())
+let png = arguments.contains("--png")
+arguments.removeAll { $0 == "--png" }
+guard arguments.count >= 3, let maxPixelSize = Int(arguments[0]), let repeats = Int(arguments[1]) else {
+    FileHandle.standardError.write(Data("usage: inprocess MAX REPEAT FILE... [--png]\n".utf8))
     exit(2)
 }
+var failed = false
 for path in arguments.dropFirst(2) {
-    var times: [Double] = []
-    var size = (0, 0)
-    for _ in 0..<repeats {
-        let start = DispatchTime.now().uptimeNanoseconds
+    func run() throws -> (Int, Int) {
         let thumb = try ImageSource(url: URL(fileURLWithPath: path)).thumbnail(maxPixelSize: maxPixelSize)
-        _ = try thumb.encoded(as: .jpeg(quality: 85))
-        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-        size = (thumb.width, thumb.height)
+        _ = try thumb.encoded(as: png ? .png : .jpeg(quality: 85))
+        return (thumb.width, thumb.height)
     }
-    times.sort()
-    print(String(format: "%@\t%.1f ms\t%dx%d", path, times[times.count / 2], size.0, size.1))
+    do {
+        _ = try run()
+        var times: [Double] = []
+        var size = (0, 0)
+        for _ in 0..<repeats {
+            let start = DispatchTime.now().uptimeNanoseconds
+            size = try run()
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        }
+        times.sort()
+        print(String(format: "%@\t%.1f ms\t%dx%d", path, times[times.count / 2], size.0, size.1))
+    } catch let error as MagickIOError {
+        print("\(path)\terror: \(error.kind): \(error.message)")
+        failed = true
+    }
 }
 var usage = rusage()
 getrusage(RUSAGE_SELF.rawValue, &usage)
 print("peak RSS \(usage.ru_maxrss / 1024) MiB")
+exit(failed ? 1 : 0)
