@@ -72,7 +72,7 @@ struct ImageHeader: Sendable, Hashable {
                 return header
             case 0xE1 where exifRange == nil:
                 orientation = exifOrientation(reader, segment: offset + 4, length: length - 2)
-                if orientation != nil || reader.bytes(at: offset + 4, 6) == Array("Exif\0\0".utf8) {
+                if length > 8, orientation != nil || reader.bytes(at: offset + 4, 6) == Array("Exif\0\0".utf8) {
                     exifRange = (offset + 10)..<(offset + 2 + length)
                 }
             case 0xDA, 0xD9:
