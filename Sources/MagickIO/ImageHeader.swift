@@ -20,6 +20,8 @@ struct ImageHeader: Sendable, Hashable {
     var orientation: Orientation?
     /// JPEG: where the EXIF data (its TIFF structure) lies in the file.
     var exifRange: Range<Int>?
+    /// Why the structure is unsafe to hand to ImageMagick at all, if it is.
+    var corrupt: String?
 
     /// Whether the stored size is over ImageMagick's process-wide width, height or area limit.
     var exceedsProcessLimits: Bool {
@@ -148,7 +150,15 @@ struct ImageHeader: Sendable, Hashable {
         for _ in 0..<100_000 {
             guard let chunk = reader.bytes(at: offset, 8) else { break }
             let length = reader.u32be(chunk, 0)
-            switch String(decoding: chunk[4..<8], as: UTF8.self) {
+            let type = String(decoding: chunk[4..<8], as: UTF8.self)
+            if type != "IDAT", length >= 1 << 20, length > reader.source.count - offset - 12 {
+                // A metadata chunk claiming megabytes more than the file has: libpng would allocate
+                // the claimed length (1.9 GB for a 500-byte file) before finding out. (A short cut,
+                // as in a partial download, is left to the decoder.)
+                let name = chunk[4..<8].allSatisfy { (0x41...0x7A).contains($0) } ? type : "0x" + chunk[4..<8].map { String($0, radix: 16) }.joined()
+                return ImageHeader(width: width, height: height, corrupt: "the PNG \(name) chunk claims \(length) bytes, more than the file holds")
+            }
+            switch type {
             case "tRNS": hasAlpha = true
             case "eXIf" where orientation == nil:
                 orientation = reader.bytes(at: offset + 8, min(length, 1 << 16)).flatMap(tiffOrientation)

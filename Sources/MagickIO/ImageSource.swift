@@ -99,6 +99,9 @@ public struct ImageSource: Sendable {
             throw MagickIOError(.formatNotAllowed, "\(format.rawValue) content is not among the allowed decoders")
         }
         let header = ImageHeader.parse(bytes, format: format)
+        if let reason = header?.corrupt {
+            throw MagickIOError(.corruptImage, reason)
+        }
         self.bytes = bytes
         self.format = format
         self.options = options
@@ -108,6 +111,10 @@ public struct ImageSource: Sendable {
             // ImageMagick 6 ignores PNG's eXIf and WebP's EXIF chunk; MagickIO reads them itself.
             for index in frames.indices { frames[index].orientation = orientation }
         }
+        if let empty = frames.firstIndex(where: { $0.pixelWidth <= 0 || $0.pixelHeight <= 0 }) {
+            throw MagickIOError(.corruptImage, "frame \(empty) has no pixels (\(frames[empty].pixelWidth)x\(frames[empty].pixelHeight))")
+        }
+        guard !frames.isEmpty else { throw MagickIOError(.corruptImage, "the image has no frames") }
         self.frames = frames
     }
 

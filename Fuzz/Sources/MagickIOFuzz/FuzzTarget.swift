@@ -1,0 +1,51 @@
+import CLibFuzzer
+import Foundation
+import MagickIO
+
+/// The fuzzer's own `main`, which hands over to libFuzzer's driver with the usual libFuzzer command
+/// line. libFuzzer's own `main` cannot be used: SwiftPM links every executable with `main` aliased
+/// to `MagickIOFuzz_main` (so that tests can link executables), and with `-parse-as-library` and
+/// no `@main` that symbol does not exist. (One file with the entry point below: referring to a
+/// `@_cdecl` function from another file emits its C symbol there too, a duplicate definition.)
+@main
+enum Driver {
+    static func main() {
+        var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+        var argumentCount = CommandLine.argc
+        exit(LLVMFuzzerRunDriver(&argumentCount, &arguments, fuzzOneInput))
+    }
+}
+
+/// libFuzzer's entry point: MagickIO's public API over arbitrary bytes, as an upload would reach it.
+///
+/// Each input is opened with `ImageSource(data:)`, the properties of its first four frames are read,
+/// and a 64-pixel thumbnail is made. `MagickIOError`s of the kinds untrusted input may produce are
+/// the expected outcome and are swallowed; anything else ends the process so that libFuzzer keeps
+/// the input: a crash or sanitizer report (by itself), an error kind that bad input must never
+/// cause, or a thumbnail of an impossible size.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    let data = bytes.map { Data(bytes: $0, count: count) } ?? Data()
+    do {
+        let source = try ImageSource(data: data)
+        guard source.count > 0 else { fatalError("a source opened with no frames") }
+        for index in 0..<min(source.count, 4) {
+            let properties = try source.properties(at: index)
+            guard properties.pixelWidth > 0, properties.pixelHeight > 0 else {
+                fatalError("frame \(index) of a \(source.format) source is \(properties.pixelWidth)x\(properties.pixelHeight)")
+            }
+        }
+        let thumbnail = try source.thumbnail(maxPixelSize: 64)
+        guard thumbnail.width > 0, thumbnail.height > 0, max(thumbnail.width, thumbnail.height) <= 64 else {
+            fatalError("a \(source.format) thumbnail of \(thumbnail.width)x\(thumbnail.height) for a maximum of 64")
+        }
+    } catch {
+        switch error.kind {
+        case .emptyData, .unsupportedFormat, .formatNotAllowed, .corruptImage, .limitExceeded, .frameOutOfRange:
+            break  // what untrusted bytes are allowed to cause
+        case .fileNotFound, .encodingFailed, .cancelled, .io:
+            fatalError("unexpected error for in-memory input: \(error)")
+        }
+    }
+    return 0
+}
