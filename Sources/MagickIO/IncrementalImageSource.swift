@@ -72,7 +72,7 @@ public final class IncrementalImageSource: Sendable {
     /// ```
     public let options: DecodingOptions
 
-    private let state = Mutex(Progress())
+    private let state = Locked(Progress())
 
     /// Makes an empty incremental source; bytes come through ``append(_:isFinal:)``.
     ///

@@ -57,7 +57,7 @@ public enum MagickIO {
         return FormatSupport(decodable: decodable, encodable: encodable, allowed: allowedDecoders.intersection(decodable))
     }
 
-    private static let allowlist = Mutex<Set<ImageFormat>>(defaultAllowedDecoders)
+    private static let allowlist = Locked<Set<ImageFormat>>(defaultAllowedDecoders)
 
     /// The coders MagickIO encodes with.
     private static let encoders = ["JPEG", "PNG", "WEBP", "HEIC", "AVIF"]

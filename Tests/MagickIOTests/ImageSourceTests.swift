@@ -78,7 +78,7 @@ struct ImageSourceTests {
     func concurrentUse() throws {
         let source = try Fixture.source("orient-6.jpg")
         let reference = try source.thumbnail(maxPixelSize: 48).encoded(as: .png)
-        let outputs = Mutex<[Data]>([])
+        let outputs = Locked<[Data]>([])
         DispatchQueue.concurrentPerform(iterations: 32) { _ in
             let png = try? source.thumbnail(maxPixelSize: 48).encoded(as: .png)
             outputs.withLock { $0.append(png ?? Data()) }

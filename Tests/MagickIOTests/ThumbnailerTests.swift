@@ -5,7 +5,7 @@ import Testing
 
 /// Bytes in use by the jobs of a test, and the most at once.
 private final class Usage: Sendable {
-    private let state = Mutex<(now: Int, peak: Int)>((0, 0))
+    private let state = Locked<(now: Int, peak: Int)>((0, 0))
 
     func add(_ bytes: Int) {
         state.withLock { $0.now += bytes; $0.peak = max($0.peak, $0.now) }
