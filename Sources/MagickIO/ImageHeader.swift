@@ -108,32 +108,7 @@ struct ImageHeader: Sendable, Hashable {
     private static func exifOrientation(_ reader: HeaderReader, segment: Int, length: Int) -> Orientation? {
         guard length > 14, let exif = reader.bytes(at: segment, min(length, 1 << 16)),
               exif.starts(with: Array("Exif\0\0".utf8)) else { return nil }
-        return tiffOrientation(Array(exif.dropFirst(6)))
-    }
-
-    /// The Orientation tag (0x0112) of IFD0 in TIFF-structured EXIF data (a PNG `eXIf` chunk, a
-    /// WebP `EXIF` chunk, with or without the `Exif\0\0` prefix some writers add).
-    static func tiffOrientation(_ bytes: [UInt8]) -> Orientation? {
-        let tiff = bytes.starts(with: Array("Exif\0\0".utf8)) ? Array(bytes.dropFirst(6)) : bytes
-        guard tiff.count >= 8, tiff[0] == tiff[1], tiff[0] == 0x49 || tiff[0] == 0x4D else { return nil }
-        let little = tiff[0] == 0x49
-        func u16(_ i: Int) -> Int? {
-            guard i >= 0, i + 2 <= tiff.count else { return nil }
-            return little ? Int(tiff[i]) | Int(tiff[i + 1]) << 8 : Int(tiff[i]) << 8 | Int(tiff[i + 1])
-        }
-        func u32(_ i: Int) -> Int? {
-            guard let high = u16(little ? i + 2 : i), let low = u16(little ? i : i + 2) else { return nil }
-            return high << 16 | low
-        }
-        guard let ifd = u32(4), let entries = u16(ifd) else { return nil }
-        for entry in 0..<min(entries, 256) {
-            let at = ifd + 2 + entry * 12
-            guard let tag = u16(at) else { return nil }
-            if tag == 0x0112, let value = u16(at + 8) {
-                return Orientation(exifValue: value)
-            }
-        }
-        return nil
+        return EXIF.orientation(exif)
     }
 
     private static func parsePNG(_ reader: HeaderReader) -> ImageHeader? {
@@ -161,7 +136,7 @@ struct ImageHeader: Sendable, Hashable {
             switch type {
             case "tRNS": hasAlpha = true
             case "eXIf" where orientation == nil:
-                orientation = reader.bytes(at: offset + 8, min(length, 1 << 16)).flatMap(tiffOrientation)
+                orientation = reader.bytes(at: offset + 8, min(length, 1 << 16)).flatMap(EXIF.orientation)
             default: break
             }
             if chunk[4...7].elementsEqual("IEND".utf8) { break }
@@ -185,7 +160,7 @@ struct ImageHeader: Sendable, Hashable {
             guard let chunk = reader.bytes(at: offset, 8) else { break }
             let length = Int(chunk[4]) | Int(chunk[5]) << 8 | Int(chunk[6]) << 16 | Int(chunk[7]) << 24
             if chunk[0..<4].elementsEqual("EXIF".utf8) {
-                header.orientation = reader.bytes(at: offset + 8, min(length, 1 << 16)).flatMap(tiffOrientation)
+                header.orientation = reader.bytes(at: offset + 8, min(length, 1 << 16)).flatMap(EXIF.orientation)
                 break
             }
             offset = offset.saturatingPlus(8).saturatingPlus(length + (length & 1))

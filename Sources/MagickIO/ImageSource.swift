@@ -194,8 +194,8 @@ public struct ImageSource: Sendable {
     func estimate(frame index: Int, jpegHint: JPEGScale.Hint? = nil) -> DecodeEstimate {
         let frame = frames[index]
         var header = header ?? ImageHeader(width: frame.pixelWidth, height: frame.pixelHeight)
-        if self.header == nil || format.isAnimation {
-            // Animation frames and formats parsed by ping only: the ping's size for this frame.
+        if format.isAnimation {
+            // An animation frame: the ping's size for it (its canvas), not the file's header.
             header.width = frame.pixelWidth
             header.height = frame.pixelHeight
         }
