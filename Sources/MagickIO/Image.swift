@@ -78,13 +78,20 @@ public struct Image: Sendable {
         }
     }
 
-    /// The pixels, 8 bits per channel, in `layout`, as stored (not turned upright).
+    /// The pixels, 8 bits per channel, in `layout`, as stored (not turned upright); an image in
+    /// another colour space (CMYK, YCbCr) is converted to sRGB first.
     ///
     /// Stands on `MagickExportImagePixels`.
     public func pixels(_ layout: PixelBuffer.Layout) throws(MagickIOError) -> PixelBuffer {
         let bytesPerRow = width * layout.bytesPerPixel
         var bytes = [UInt8](repeating: 0, count: bytesPerRow * height)
         try storage.withCopy { wand throws(MagickIOError) in
+            // Export maps channels by name, not meaning: a YCbCr image (ImageMagick's HEIC coder
+            // returns one) or a CMYK one would come out as its raw planes.
+            let colorspace = MagickGetImageColorspace(wand.pointer)
+            if ![sRGBColorspace, RGBColorspace, GRAYColorspace].contains(colorspace) {
+                try wand.check(MagickTransformImageColorspace(wand.pointer, sRGBColorspace), fallback: .corruptImage)
+            }
             let status = bytes.withUnsafeMutableBytes { raw in
                 MagickExportImagePixels(wand.pointer, 0, 0, width, height, layout.map, CharPixel, raw.baseAddress)
             }

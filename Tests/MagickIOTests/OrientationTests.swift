@@ -37,6 +37,20 @@ struct OrientationTests {
         try expectUprightQuadrants(upright, "orient-\(exif).\(container)")
     }
 
+    @Test("HEIC's irot/imir are applied once, by libheif: upright pixels reported as .up", arguments: 1...8)
+    func heicTransformsAppliedOnce(exif: Int) throws {
+        let source = try Fixture.source("orient-\(exif).heic")
+        let p = try source.properties(at: 0)
+        #expect(p.orientation == .up)
+        #expect(p.pixelWidth == 96 && p.pixelHeight == 64)
+        let thumb = try source.thumbnail(maxPixelSize: 48)
+        #expect(thumb.width == 48 && thumb.height == 32)
+        try expectUprightQuadrants(thumb, "orient-\(exif).heic")
+        let image = try source.image(at: 0)
+        #expect(image.orientation == .up && image.width == 96 && image.height == 64)
+        try expectUprightQuadrants(try image.orientedCopy(), "orient-\(exif).heic")
+    }
+
     @Test("orientedCopy keeps metadata with the orientation tag reset to 1")
     func orientedCopyResetsTag() throws {
         let upright = try Fixture.source("orient-6.jpg").image(at: 0).orientedCopy()

@@ -38,7 +38,14 @@ enum Quadrant: CaseIterable, CustomStringConvertible {
         return (x, y)
     }
 
-    var description: String { "\(self)" }
+    var description: String {
+        switch self {
+        case .topLeft: "top-left"
+        case .topRight: "top-right"
+        case .bottomLeft: "bottom-left"
+        case .bottomRight: "bottom-right"
+        }
+    }
 }
 
 extension PixelBuffer {

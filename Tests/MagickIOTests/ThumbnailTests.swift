@@ -54,6 +54,19 @@ struct ThumbnailTests {
         #expect(pixel.r < 40 && pixel.g > 200 && pixel.b > 200, "cyan came out as \(pixel)")
     }
 
+    @Test("pixels(_:) of a decoded CMYK or YCbCr image are sRGB, not the raw planes")
+    func pixelsAreSRGB() throws {
+        // The CMYK JPEG is pure cyan; ImageMagick's HEIC coder returns YCbCr, here of the quadrants.
+        let cyan = try Fixture.source("cmyk.jpg").image(at: 0).pixels(.rgba8).rgba(x: 32, y: 24)
+        #expect(cyan.r < 40 && cyan.g > 200 && cyan.b > 200 && cyan.a == 255, "\(cyan)")
+        let heic = try Fixture.source("orient-1.heic").image(at: 0)
+        #expect(heic.properties.colorSpace == "ycbcr", "the decoded HEIC is in \(heic.properties.colorSpace)")
+        try expectUprightQuadrants(heic)
+        let gray = try Fixture.source("orient-1.heic").image(at: 0).pixels(.gray8)
+        // Rec. 709 luma of red is about 54, of yellow about 237.
+        #expect(gray.bytes[16 * gray.bytesPerRow + 24] < 90 && gray.bytes[48 * gray.bytesPerRow + 72] > 200)
+    }
+
     @Test("alpha is kept in PNG and flattened onto white in JPEG")
     func alpha() throws {
         let thumb = try Fixture.source("alpha.png").thumbnail(maxPixelSize: 20)

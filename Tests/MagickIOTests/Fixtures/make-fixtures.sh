@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates the test fixtures in this folder. Needs ImageMagick 6 (`convert`), exiftool and
+# Regenerates the test fixtures in this folder. Needs ImageMagick 6 (`convert`), exiftool, a C
+# compiler with liblcms2-dev and libheif-dev, and
 # python3. The outputs are committed; rerun only to change them.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -96,4 +97,21 @@ work=$(mktemp -d)
 convert quadrants.png -filter point -resize 960x640 -rotate 270 -quality 90 embedded-thumbnail.jpg
 convert quadrants.png -fill magenta -opaque red -filter point -resize 240x160 -rotate 270 -quality 90 "$work/thumb.jpg"
 exiftool -q -overwrite_original -n -Orientation=6 "-ThumbnailImage<=$work/thumb.jpg" embedded-thumbnail.jpg
+rm -rf "$work"
+
+# HEIC, as a phone writes it: the orientation in irot/imir boxes, which libheif applies when it
+# decodes (so ImageMagick reports such a file upright, and MagickIO must not turn it again), and a
+# thumbnail item. scripts/heif-fixture.c writes both (needs libheif-dev).
+work=$(mktemp -d)
+cc ../../../scripts/heif-fixture.c $(pkg-config --cflags --libs libheif) -o "$work/heif-fixture"
+for n in 1 2 3 4 5 6 7 8; do
+    # shellcheck disable=SC2086
+    convert quadrants.png ${inverse[$n]} ppm:"$work/stored.ppm"
+    "$work/heif-fixture" "$n" "$work/stored.ppm" > "orient-$n.heic"
+done
+# The quadrants at 960x640 stored turned (orientation 6), with a 240x160 thumbnail item, stored
+# turned the same way, that has magenta where the picture has red.
+convert quadrants.png -filter point -resize 960x640 -rotate 270 ppm:"$work/main.ppm"
+convert quadrants.png -fill magenta -opaque red -filter point -resize 240x160 -rotate 270 ppm:"$work/thumb.ppm"
+"$work/heif-fixture" 6 "$work/main.ppm" "$work/thumb.ppm" > embedded-thumbnail.heic
 rm -rf "$work"
