@@ -19,6 +19,12 @@ let package = Package(
             pkgConfig: "MagickWand",
             providers: [.apt(["libmagickwand-dev"])]
         ),
+        // libheif's header (libheif-dev), for HEIC/AVIF thumbnail items, which ImageMagick 6's HEIC
+        // coder cannot reach. Types only: the library is opened with dlopen when first needed.
+        .systemLibrary(
+            name: "CHeif",
+            path: "Modules/CHeif"
+        ),
         .systemLibrary(
             name: "CTestCodecs",
             path: "Modules/CTestCodecs",
@@ -27,7 +33,7 @@ let package = Package(
         ),
         .target(
             name: "MagickIO",
-            dependencies: ["CMagickWand"]
+            dependencies: ["CMagickWand", "CHeif"]
         ),
         .target(
             name: "ExampleSupport",

@@ -1,6 +1,43 @@
+import CMagickWand
 import Foundation
 
 extension ImageSource {
+    /// The thumbnail made from one the file carries, when `options.embedded` lets it serve: JPEG's
+    /// EXIF thumbnail, or a HEIC/AVIF thumbnail item. Nil when there is none that serves, and the
+    /// image itself must be decoded.
+    ///
+    /// An embedded thumbnail is never upscaled. It ends upright (the EXIF one is turned with the
+    /// picture's orientation; libheif applies an item's own transforms) and, when `options` keep
+    /// metadata, carries the picture's, with the orientation tag set to upright.
+    func thumbnailFromEmbedded(_ request: ThumbnailRequest, allowUpscale: Bool, options: ThumbnailOptions,
+                               interrupt: Interrupt?) throws(MagickIOError) -> Image? {
+        let wanted = try thumbnailPlan(request, at: 0, allowUpscale: allowUpscale).geometry.size
+        func serves(width: Int, height: Int) -> Bool {
+            options.embedded == .always || (width >= wanted.width && height >= wanted.height)
+        }
+        if let embedded = embeddedThumbnail() {
+            let stored = try embedded.properties(at: 0)
+            guard serves(width: stored.orientedWidth, height: stored.orientedHeight) else { return nil }
+            let plan = try embedded.thumbnailPlan(request, at: 0, allowUpscale: false)
+            return try embedded.withDecoded(frame: 0, jpegHint: plan.hint, interrupt: interrupt) { wand throws(MagickIOError) in
+                try copyMetadata(into: wand, for: options)
+                return try wand.finishThumbnail(plan.geometry, stored: plan.stored, orientation: stored.orientation, options: options)
+            }
+        }
+        guard format == .heic || format == .avif else { return nil }
+        let items = HEIFThumbnail.all(in: bytes, maxPixelCount: self.options.maxPixelCount)
+        guard let item = options.embedded == .always ? items.last : items.first(where: { serves(width: $0.width, height: $0.height) }),
+              item.estimatedBytes <= self.options.memoryBudget else { return nil }
+        try interrupt?.check()
+        return try Wand.withThreadWand { wand throws(MagickIOError) in
+            try item.decode(into: wand)
+            try interrupt?.check()
+            try copyMetadata(into: wand, for: options)
+            let geometry = request.geometry(width: item.width, height: item.height, allowUpscale: false)
+            return try wand.finishThumbnail(geometry, stored: geometry.scaled, orientation: .up, options: options)
+        }
+    }
+
     /// The thumbnail a camera stored in a JPEG's EXIF data (IFD1's `JPEGInterchangeFormat`), opened
     /// as a source of its own that carries the main image's orientation, or nil.
     func embeddedThumbnail() -> ImageSource? {
@@ -14,5 +51,29 @@ extension ImageSource {
         let orientation = frames.first?.orientation ?? .up
         for index in source.frames.indices { source.frames[index].orientation = orientation }
         return source
+    }
+
+    /// Gives an embedded thumbnail, decoded into `wand`, the picture's own metadata (EXIF, XMP,
+    /// IPTC, comments) from a ping, unless `options` strip it all: the thumbnail's own has little.
+    private func copyMetadata(into wand: Wand, for options: ThumbnailOptions) throws(MagickIOError) {
+        guard options.metadata != .stripAll else { return }
+        try Wand.withThreadWand { picture throws(MagickIOError) in
+            try picture.read(bytes, format: format, frames: count == 1 ? nil : 0...0, ping: true)
+            var names = 0
+            if let list = MagickGetImageProfiles(picture.pointer, "*", &names) {
+                defer { MagickRelinquishMemory(list) }
+                for index in 0..<names {
+                    guard let name = list[index] else { continue }
+                    defer { MagickRelinquishMemory(name) }
+                    // The colour profile is the thumbnail's own business (it describes its pixels).
+                    let key = String(cString: name)
+                    guard key != "icc", let profile = picture.profile(key) else { continue }
+                    _ = profile.withUnsafeBytes { MagickSetImageProfile(wand.pointer, key, $0.baseAddress, $0.count) }
+                }
+            }
+            if let comment = picture.property("comment") {
+                MagickSetImageProperty(wand.pointer, "comment", comment)
+            }
+        }
     }
 }

@@ -2,9 +2,10 @@ import CMagickWand
 
 /// How the stored pixels must be turned to appear upright, with EXIF's values and ImageIO's names.
 ///
-/// A missing tag, 0, or any value outside 1...8 is ``up``. MagickIO honours the tag for JPEG,
-/// TIFF and HEIC/AVIF, and reads it itself from PNG's `eXIf` and WebP's `EXIF` chunks, which
-/// ImageMagick 6 ignores.
+/// A missing tag, 0, or any value outside 1...8 is ``up``. MagickIO honours the tag for JPEG and
+/// TIFF, and reads it itself from PNG's `eXIf` and WebP's `EXIF` chunks, which ImageMagick 6
+/// ignores. HEIC and AVIF keep theirs in `irot`/`imir` boxes that libheif applies as it decodes:
+/// such an image is reported, and decoded, upright (``up``).
 ///
 /// ```swift
 /// let p = try source.properties(at: 0)

@@ -32,6 +32,18 @@ enum SourceBytes: Sendable {
             return file.read(at: offset, length: length)
         }
     }
+
+    /// Copies up to `buffer.count` bytes from `offset` into `buffer`; returns how many it copied.
+    func copy(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard offset >= 0, offset < count, !buffer.isEmpty else { return 0 }
+        switch self {
+        case .memory(let data):
+            let start = data.startIndex + offset
+            return data.copyBytes(to: buffer, from: start..<min(start + buffer.count, data.endIndex))
+        case .file(let file):
+            return file.read(at: offset, into: buffer)
+        }
+    }
 }
 
 /// A regular file opened read-only by MagickIO; closed when the last source using it goes away.
@@ -95,16 +107,20 @@ final class OpenFile: Sendable {
 
     func read(at offset: Int, length: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: length)
+        let filled = bytes.withUnsafeMutableBytes { read(at: offset, into: $0) }
+        return Array(bytes.prefix(filled))
+    }
+
+    /// Fills `buffer` from `offset` (fewer bytes at the end of the file); returns how many it read.
+    func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         var filled = 0
-        while filled < length {
-            let got = bytes.withUnsafeMutableBytes { raw in
-                pread(descriptor, raw.baseAddress! + filled, length - filled, off_t(offset + filled))
-            }
+        while filled < buffer.count {
+            let got = pread(descriptor, buffer.baseAddress! + filled, buffer.count - filled, off_t(offset + filled))
             if got < 0, errno == EINTR { continue }
             if got <= 0 { break }
             filled += got
         }
-        return Array(bytes.prefix(filled))
+        return filled
     }
 }
 

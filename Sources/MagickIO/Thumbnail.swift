@@ -45,32 +45,34 @@ extension ImageSource {
 
     func thumbnail(_ request: ThumbnailRequest, at index: Int, allowUpscale: Bool, options: ThumbnailOptions,
                    interrupt: Interrupt?) throws(MagickIOError) -> Image {
-        if options.embedded != .never, index == 0, let embedded = embeddedThumbnail() {
-            let wanted = try thumbnailPlan(request, at: 0, allowUpscale: allowUpscale).geometry.size
-            let stored = try embedded.properties(at: 0)
-            if options.embedded == .always || (stored.orientedWidth >= wanted.width && stored.orientedHeight >= wanted.height) {
-                var embeddedOptions = options
-                embeddedOptions.embedded = .never
-                return try embedded.thumbnail(request, at: 0, allowUpscale: false, options: embeddedOptions, interrupt: interrupt)
-            }
+        if options.embedded != .never, index == 0,
+           let thumbnail = try thumbnailFromEmbedded(request, allowUpscale: allowUpscale, options: options, interrupt: interrupt) {
+            return thumbnail
         }
         let plan = try thumbnailPlan(request, at: index, allowUpscale: allowUpscale)
-        let orientation = frames[index].orientation
         return try withDecoded(frame: index, jpegHint: plan.hint, interrupt: interrupt) { wand throws(MagickIOError) in
-            if wand.width != plan.stored.width || wand.height != plan.stored.height {
-                try wand.check(MagickResizeImage(wand.pointer, plan.stored.width, plan.stored.height, LanczosFilter, 1.0),
-                               fallback: .corruptImage)
-            }
-            try wand.applyOrientation(orientation)
-            if let crop = plan.geometry.crop {
-                // Flips and turns leave a page offset behind, which a crop would add to its own.
-                try wand.check(MagickResetImagePage(wand.pointer, "0x0+0+0"), fallback: .corruptImage)
-                try wand.check(MagickCropImage(wand.pointer, crop.width, crop.height, crop.x, crop.y), fallback: .corruptImage)
-                try wand.check(MagickResetImagePage(wand.pointer, "0x0+0+0"), fallback: .corruptImage)
-            }
-            try wand.normalizeForThumbnail(options)
-            return Image(wand: wand.clone(), orientation: .up)
+            try wand.finishThumbnail(plan.geometry, stored: plan.stored, orientation: frames[index].orientation, options: options)
         }
+    }
+}
+
+extension Wand {
+    /// Steps 3 to 5 of the thumbnail pipeline on the decoded image: resize to `stored` (the size
+    /// in the stored axes), turn upright, crop, normalise; the result is a new image.
+    func finishThumbnail(_ geometry: ThumbnailGeometry, stored: (width: Int, height: Int), orientation: Orientation,
+                         options: ThumbnailOptions) throws(MagickIOError) -> Image {
+        if width != stored.width || height != stored.height {
+            try check(MagickResizeImage(pointer, stored.width, stored.height, LanczosFilter, 1.0), fallback: .corruptImage)
+        }
+        try applyOrientation(orientation)
+        if let crop = geometry.crop {
+            // Flips and turns leave a page offset behind, which a crop would add to its own.
+            try check(MagickResetImagePage(pointer, "0x0+0+0"), fallback: .corruptImage)
+            try check(MagickCropImage(pointer, crop.width, crop.height, crop.x, crop.y), fallback: .corruptImage)
+            try check(MagickResetImagePage(pointer, "0x0+0+0"), fallback: .corruptImage)
+        }
+        try normalizeForThumbnail(options)
+        return Image(wand: clone(), orientation: .up)
     }
 }
 

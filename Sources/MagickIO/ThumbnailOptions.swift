@@ -5,9 +5,11 @@
 /// let fast = try source.thumbnail(maxPixelSize: 160, options: ThumbnailOptions(embedded: .ifAbsent))
 /// ```
 public struct ThumbnailOptions: Sendable, Hashable {
-    /// When the thumbnail a camera stored in the file (JPEG's EXIF thumbnail) is used instead of
-    /// decoding the image. The embedded thumbnail is turned upright with the image's orientation
-    /// too. ImageIO's nearest keys: `kCGImageSourceCreateThumbnailFromImageAlways` is ``never``
+    /// When the thumbnail a camera stored in the file is used instead of decoding the image: a
+    /// JPEG's EXIF thumbnail, or a HEIC/AVIF thumbnail item (read through libheif, which
+    /// ImageMagick's coder never does). The embedded thumbnail ends upright too (the EXIF one is
+    /// turned with the picture's orientation; an item's own `irot`/`imir` are applied), and keeps
+    /// the picture's metadata when ``metadata`` says so. ImageIO's nearest keys: `kCGImageSourceCreateThumbnailFromImageAlways` is ``never``
     /// (always decode the image); `kCGImageSourceCreateThumbnailFromImageIfAbsent` uses any
     /// embedded thumbnail, which is ``always``; ``ifAbsent`` also checks the size, which ImageIO
     /// leaves to the caller.

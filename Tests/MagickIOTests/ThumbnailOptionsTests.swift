@@ -45,6 +45,87 @@ struct ThumbnailOptionsTests {
         #expect(try topLeft(never).b < 60)
     }
 
+    @Test("a thumbnail made from the EXIF thumbnail keeps the picture's metadata on request, marked upright")
+    func embeddedKeepsMetadata() throws {
+        let source = try Fixture.source("embedded-thumbnail.jpg")
+        let kept = try source.thumbnail(maxPixelSize: 160, options: ThumbnailOptions(embedded: .ifAbsent, metadata: .keepAll))
+        #expect(try topLeft(kept).b > 200, "made from the embedded thumbnail")
+        let reread = try ImageSource(data: kept.encoded(as: .jpeg(quality: 90))).properties(at: 0)
+        // The picture's EXIF says 6; the thumbnail's pixels are upright, so a viewer must not turn them.
+        #expect(reread.exif["Orientation"] == "1", "\(reread.exif)")
+        #expect(reread.orientation == .up && reread.pixelWidth == 160 && reread.pixelHeight == 107)
+        let stripped = try source.thumbnail(maxPixelSize: 160, options: ThumbnailOptions(embedded: .ifAbsent))
+        #expect(try ImageSource(data: stripped.encoded(as: .jpeg(quality: 90))).properties(at: 0).exif.isEmpty)
+    }
+
+    /// Checks the three quadrants the embedded HEIC thumbnail shares with the picture (its
+    /// top-left is magenta where the picture's is red).
+    func expectThumbnailItemUpright(_ image: Image, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let pixels = try image.pixels(.rgba8)
+        let (w, h) = (pixels.width, pixels.height)
+        let topRight = pixels.rgba(x: 3 * w / 4, y: h / 4), bottomLeft = pixels.rgba(x: w / 4, y: 3 * h / 4)
+        let bottomRight = pixels.rgba(x: 3 * w / 4, y: 3 * h / 4)
+        #expect(topRight.g > 200 && topRight.r < 60 && topRight.b < 60, "lime: \(topRight)", sourceLocation: sourceLocation)
+        #expect(bottomLeft.b > 200 && bottomLeft.r < 60 && bottomLeft.g < 60, "blue: \(bottomLeft)", sourceLocation: sourceLocation)
+        #expect(bottomRight.r > 200 && bottomRight.g > 200 && bottomRight.b < 60, "yellow: \(bottomRight)", sourceLocation: sourceLocation)
+    }
+
+    @Test("a HEIC's thumbnail item is found through libheif, with its size as shown")
+    func heifItemFound() throws {
+        let source = try Fixture.source("embedded-thumbnail.heic")
+        #expect(source.format == .heic)
+        let p = try source.properties(at: 0)
+        // libheif applies irot when decoding, so the picture is reported as it is shown.
+        #expect(p.pixelWidth == 960 && p.pixelHeight == 640 && p.orientation == .up)
+        let items = HEIFThumbnail.all(in: source.bytes, maxPixelCount: source.options.maxPixelCount)
+        #expect(items.map { [$0.width, $0.height] } == [[240, 160]])
+        #expect(HEIFThumbnail.all(in: source.bytes, maxPixelCount: 240 * 160 - 1).isEmpty, "over the pixel limit")
+        #expect(HEIFThumbnail.all(in: try Fixture.source("orient-6.heic").bytes, maxPixelCount: 1 << 28).isEmpty)
+        #expect(HEIFThumbnail.all(in: try Fixture.source("photo.jpg").bytes, maxPixelCount: 1 << 28).isEmpty)
+    }
+
+    @Test("a HEIC's thumbnail item serves like the EXIF one: upright, by size, always, never")
+    func heifItemServes() throws {
+        let source = try Fixture.source("embedded-thumbnail.heic")
+        let small = try source.thumbnail(maxPixelSize: 160, options: ThumbnailOptions(embedded: .ifAbsent))
+        #expect(small.width == 160 && small.height == 107)
+        let fromItem = try topLeft(small)
+        #expect(fromItem.r > 200 && fromItem.b > 200 && fromItem.g < 60, "magenta: \(fromItem)")
+        try expectThumbnailItemUpright(small)
+
+        let large = try source.thumbnail(maxPixelSize: 400, options: ThumbnailOptions(embedded: .ifAbsent))
+        #expect(large.width == 400 && large.height == 267)
+        #expect(try topLeft(large).b < 60, "too small an item: the picture is decoded")
+        try expectUprightQuadrants(large)
+
+        let always = try source.thumbnail(maxPixelSize: 400, options: ThumbnailOptions(embedded: .always))
+        #expect(always.width == 240 && always.height == 160, "never upscaled")
+        #expect(try topLeft(always).b > 200)
+        try expectThumbnailItemUpright(always)
+
+        let square = try source.thumbnail(size: ImageSize(width: 100, height: 100), mode: .fill,
+                                          options: ThumbnailOptions(embedded: .ifAbsent))
+        #expect(square.width == 100 && square.height == 100)
+        #expect(try topLeft(square).b > 200)
+
+        let never = try source.thumbnail(maxPixelSize: 160)
+        #expect(try topLeft(never).b < 60)
+        try expectUprightQuadrants(never)
+
+        // No item: the picture itself, whatever the option.
+        let plain = try Fixture.source("orient-6.heic").thumbnail(maxPixelSize: 48, options: ThumbnailOptions(embedded: .always))
+        #expect(plain.width == 48 && plain.height == 32)
+        try expectUprightQuadrants(plain)
+    }
+
+    @Test("a HEIC thumbnail item read from a file matches the one read from memory")
+    func heifItemFromFile() throws {
+        let options = ThumbnailOptions(embedded: .always)
+        let fromFile = try Fixture.source("embedded-thumbnail.heic").thumbnail(maxPixelSize: 240, options: options)
+        let fromMemory = try ImageSource(data: Fixture.data("embedded-thumbnail.heic")).thumbnail(maxPixelSize: 240, options: options)
+        #expect(try fromFile.pixels(.rgba8).bytes == fromMemory.pixels(.rgba8).bytes)
+    }
+
     @Test("an embedded ICC profile is applied when converting to sRGB, or kept on request")
     func colourManagement() throws {
         let source = try Fixture.source("adobe-rgb.jpg")

@@ -19,10 +19,11 @@ enum Driver {
 /// libFuzzer's entry point: MagickIO's public API over arbitrary bytes, as an upload would reach it.
 ///
 /// Each input is opened with `ImageSource(data:)`, the properties of its first four frames are read,
-/// and a 64-pixel thumbnail is made. `MagickIOError`s of the kinds untrusted input may produce are
-/// the expected outcome and are swallowed; anything else ends the process so that libFuzzer keeps
-/// the input: a crash or sanitizer report (by itself), an error kind that bad input must never
-/// cause, or a thumbnail of an impossible size.
+/// and a 64-pixel thumbnail is made, from the picture and from any thumbnail the file embeds.
+/// `MagickIOError`s of the kinds untrusted input may produce are the expected outcome and are
+/// swallowed; anything else ends the process so that libFuzzer keeps the input: a crash or
+/// sanitizer report (by itself), an error kind that bad input must never cause, or a thumbnail of
+/// an impossible size.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let data = bytes.map { Data(bytes: $0, count: count) } ?? Data()
@@ -35,9 +36,12 @@ public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
                 fatalError("frame \(index) of a \(source.format) source is \(properties.pixelWidth)x\(properties.pixelHeight)")
             }
         }
-        let thumbnail = try source.thumbnail(maxPixelSize: 64)
-        guard thumbnail.width > 0, thumbnail.height > 0, max(thumbnail.width, thumbnail.height) <= 64 else {
-            fatalError("a \(source.format) thumbnail of \(thumbnail.width)x\(thumbnail.height) for a maximum of 64")
+        // The picture itself, then whatever thumbnail the file carries (EXIF's JPEG, a HEIF item).
+        for embedded in [ThumbnailOptions.EmbeddedThumbnail.never, .always] {
+            let thumbnail = try source.thumbnail(maxPixelSize: 64, options: ThumbnailOptions(embedded: embedded))
+            guard thumbnail.width > 0, thumbnail.height > 0, max(thumbnail.width, thumbnail.height) <= 64 else {
+                fatalError("a \(source.format) thumbnail (\(embedded)) of \(thumbnail.width)x\(thumbnail.height) for a maximum of 64")
+            }
         }
     } catch {
         switch error.kind {
