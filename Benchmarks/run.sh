@@ -10,9 +10,11 @@ quick=""
 
 # Tools: Debian packages, then Python packages from PyPI.
 if ! command -v vipsthumbnail >/dev/null || ! command -v djpeg >/dev/null || [[ ! -x /usr/bin/convert ]] \
-    || [[ ! -x /usr/bin/time ]] || ! command -v pip3 >/dev/null; then
+    || [[ ! -x /usr/bin/time ]] || ! command -v pip3 >/dev/null || ! command -v heif-enc >/dev/null \
+    || ! command -v exiftool >/dev/null; then
     apt-get update -qq
-    apt-get install -y -qq --no-install-recommends libvips-tools libjpeg-turbo-progs imagemagick python3-pip time
+    apt-get install -y -qq --no-install-recommends libvips-tools libjpeg-turbo-progs imagemagick python3-pip time \
+        libheif-examples libimage-exiftool-perl
 fi
 if ! python3 -c 'import pyvips, PIL, numpy' 2>/dev/null; then
     python3 -m pip install -q pyvips Pillow numpy 2>/dev/null \

@@ -197,6 +197,35 @@ for case, path, size, fmt, reps in cases:
                      note if ms is not None else ""])
 table(["case", "contender", "median ms", "x libvips", "peak RSS MiB", "x libvips", "output"], rows)
 
+# --- Embedded thumbnails --------------------------------------------------------------------
+say("## Embedded thumbnails, in process")
+say()
+say("The thumbnail a file carries, used instead of the picture: `ThumbnailOptions(embedded: .ifAbsent)` "
+    "(`inprocess --embedded`) against MagickIO decoding the picture. pyvips' `thumbnail` takes a "
+    "HEIF thumbnail item by itself when it is big enough, and has no EXIF-thumbnail path. Median "
+    "ms as above; output JPEG q85.")
+say()
+rows = []
+for case, path, size in (("12 MP HEIC (320x240 item) -> 256", big("photo-12mp-item.heic"), 256),
+                         ("12 MP JPEG (160x120 EXIF thumbnail) -> 120", big("photo-12mp-exif-thumbnail.jpg"), 120)):
+    reps = 3 if QUICK else 9
+    results = {}
+    for name, cmd in (("MagickIO, the picture", [INPROCESS, str(size), str(reps), path]),
+                      ("MagickIO, embedded (.ifAbsent)", [INPROCESS, str(size), str(reps), path, "--embedded"]),
+                      ("pyvips", [PY, os.path.join(HERE, "inproc.py"), "vips", str(size), str(reps), "jpeg", path])):
+        _, _, rss, (stdout,) = timed([cmd])
+        first = stdout.splitlines()[0]
+        if "error:" in first:
+            results[name] = (None, rss, first.split("error: ", 1)[1][:60])
+            continue
+        ms, dims = (first.split("\t")[1:] if name.startswith("MagickIO") else first.split())
+        results[name] = (float(ms.split()[0]), rss, dims)
+    base_ms = results["MagickIO, the picture"][0]
+    for name, (ms, rss, note) in results.items():
+        rows.append([case, name, f"{ms:.1f}" if ms is not None else f"failed ({note})",
+                     ratio(ms, base_ms) if ms is not None else "–", f"{rss:.0f}", note if ms is not None else ""])
+table(["case", "contender", "median ms", "x the picture", "peak RSS MiB", "output"], rows)
+
 # --- Quality ---------------------------------------------------------------------------------
 say("## Quality: PSNR of PNG outputs against a Lanczos resize of the full decode")
 say()

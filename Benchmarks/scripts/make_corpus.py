@@ -5,6 +5,7 @@ takes ImageMagick a minute), then per file a random crop of a base, upscaled wit
 hard-edged shapes (photos have edges, plasma has none) and fresh sensor-like noise, JPEG q90 4:2:0.
 """
 import os
+import shutil
 import subprocess
 import sys
 from multiprocessing import Pool
@@ -114,6 +115,26 @@ def main():
             zone_plate((4000, 3000)).save(path, format=fmt, **save)
 
 
+def embedded_thumbnails():
+    """A 12 MP HEIC with a 320x240 thumbnail item (heif-enc, as a phone stores one) and a 12 MP JPEG
+    with a 160x120 EXIF thumbnail (exiftool), both from the first photo."""
+    photo = os.path.join(DIR, "photos", "photo000.jpg")
+    heic = os.path.join(DIR, "photo-12mp-item.heic")
+    if not os.path.exists(heic):
+        subprocess.run(["heif-enc", "-q", "80", "-t", "320", photo, "-o", heic + ".part"], check=True,
+                       stdout=subprocess.DEVNULL)
+        os.replace(heic + ".part", heic)
+    jpeg = os.path.join(DIR, "photo-12mp-exif-thumbnail.jpg")
+    if not os.path.exists(jpeg):
+        small = jpeg + ".thumb.jpg"
+        subprocess.run(["/usr/bin/convert", photo, "-thumbnail", "160x120", "-strip", small], check=True)
+        shutil.copy(photo, jpeg + ".part")
+        subprocess.run(["exiftool", "-q", "-overwrite_original", f"-ThumbnailImage<={small}", jpeg + ".part"], check=True)
+        os.remove(small)
+        os.replace(jpeg + ".part", jpeg)
+
+
 if __name__ == "__main__":
     Image.MAX_IMAGE_PIXELS = None
     main()
+    embedded_thumbnails()

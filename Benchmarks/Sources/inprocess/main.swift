@@ -1,20 +1,22 @@
-// In-process timing of ImageSource.thumbnail: `inprocess MAX REPEAT FILE... [--png]`.
+// In-process timing of ImageSource.thumbnail: `inprocess MAX REPEAT FILE... [--png] [--embedded]`.
 // Per file: one untimed warm-up, then REPEAT runs of open + thumbnail + encode to memory (JPEG q85,
-// or PNG with --png); prints the median ms and the output size, or the error. Then peak RSS.
+// or PNG with --png; with --embedded an embedded thumbnail may serve, `.ifAbsent`); prints the
+// median ms and the output size, or the error. Then peak RSS.
 import Foundation
 import MagickIO
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 let png = arguments.contains("--png")
-arguments.removeAll { $0 == "--png" }
+let options = ThumbnailOptions(embedded: arguments.contains("--embedded") ? .ifAbsent : .never)
+arguments.removeAll { $0 == "--png" || $0 == "--embedded" }
 guard arguments.count >= 3, let maxPixelSize = Int(arguments[0]), let repeats = Int(arguments[1]) else {
-    FileHandle.standardError.write(Data("usage: inprocess MAX REPEAT FILE... [--png]\n".utf8))
+    FileHandle.standardError.write(Data("usage: inprocess MAX REPEAT FILE... [--png] [--embedded]\n".utf8))
     exit(2)
 }
 var failed = false
 for path in arguments.dropFirst(2) {
     func run() throws -> (Int, Int) {
-        let thumb = try ImageSource(url: URL(fileURLWithPath: path)).thumbnail(maxPixelSize: maxPixelSize)
+        let thumb = try ImageSource(url: URL(fileURLWithPath: path)).thumbnail(maxPixelSize: maxPixelSize, options: options)
         _ = try thumb.encoded(as: png ? .png : .jpeg(quality: 85))
         return (thumb.width, thumb.height)
     }
