@@ -131,6 +131,20 @@ extension Wand {
     /// truncated JPEG) are errors unless `acceptsPartial`: by default the caller asked for an
     /// image, not grey rows.
     func read(_ bytes: SourceBytes, format: ImageFormat, frames: ClosedRange<Int>? = nil, ping: Bool, acceptsPartial: Bool = false) throws(MagickIOError) {
+        do throws(MagickIOError) {
+            try readNamingDescriptor(bytes, format: format, frames: frames, ping: ping, acceptsPartial: acceptsPartial)
+        } catch {
+            // ImageMagick names the file it was given, the descriptor's /proc link: say the
+            // caller's path instead.
+            guard case .file(let file) = bytes, file.path != file.magickPath else { throw error }
+            var named = error
+            named.message = error.message.replacingOccurrences(of: file.magickPath, with: file.path)
+            throw named
+        }
+    }
+
+    private func readNamingDescriptor(_ bytes: SourceBytes, format: ImageFormat, frames: ClosedRange<Int>?, ping: Bool,
+                                      acceptsPartial: Bool) throws(MagickIOError) {
         guard bytes.count > 0 else { throw MagickIOError(.emptyData, "the data is empty") }
         MagickSetFormat(pointer, format.magickName)
         var status: MagickBooleanType

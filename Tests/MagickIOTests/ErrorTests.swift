@@ -44,6 +44,9 @@ struct ErrorTests {
             #expect(error.kind == .corruptImage)
             #expect(error.severity != nil)
             #expect(error.message.localizedCaseInsensitiveContains("premature end") || error.message.localizedCaseInsensitiveContains("corrupt"))
+            // ImageMagick read the descriptor's /proc link; the message names the caller's file.
+            #expect(error.message.contains(Fixture.url("truncated.jpg").path), "\(error.message)")
+            #expect(!error.message.contains("/proc/self/fd"), "\(error.message)")
         }
         #expect(errorKind { _ = try source.thumbnail(maxPixelSize: 64) } == .corruptImage)
     }
