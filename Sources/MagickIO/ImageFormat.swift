@@ -52,6 +52,9 @@ public struct ImageFormat: RawRepresentable, Sendable, Hashable, CustomStringCon
 }
 
 extension ImageFormat {
+    /// The formats ``sniff(_:)`` recognises; any other is named by ImageMagick's magic table.
+    static let sniffable: Set<ImageFormat> = [.jpeg, .png, .gif, .webp, .tiff, .bmp, .heic, .avif]
+
     /// Recognises a format from its first bytes, or nil.
     static func sniff(_ bytes: Data) -> ImageFormat? {
         let head = [UInt8](bytes.prefix(32))

@@ -342,7 +342,7 @@ private struct Progress {
         }
         // Formats without a MagickIO signature are named by ImageMagick's magic table, which
         // looks at the first 8 KiB.
-        let others = allowed.subtracting(Self.signatureFormats)
+        let others = allowed.subtracting(ImageFormat.sniffable)
         guard others.isEmpty || data.count >= 8192 else { return nil }
         guard let guess = others.isEmpty ? nil : ImageFormat.magickGuess(data) else {
             fail(MagickIOError(.unsupportedFormat, "the content is not a recognised image format"))
@@ -360,9 +360,6 @@ private struct Progress {
         frames = []
         data = Data()
     }
-
-    /// The formats ``ImageFormat/sniff(_:)`` recognises.
-    private static let signatureFormats: Set<ImageFormat> = [.jpeg, .png, .gif, .webp, .tiff, .bmp, .heic, .avif]
 
     /// Whether ``ImageFormat/sniff(_:)`` can no longer change its answer: it reads 32 bytes, and
     /// 64 for the brands of an ISO `ftyp` box.
