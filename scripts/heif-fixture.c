@@ -2,17 +2,19 @@
 // boxes, the way a phone stores a photo taken sideways. Neither ImageMagick's `convert` nor
 // libheif's `heif-enc` can: heif-enc keeps an EXIF Orientation tag but writes no irot/imir.
 //
-//   heif-fixture ORIENTATION MAIN.ppm [THUMB.ppm] > OUT.heic
+//   heif-fixture [-a] [-p PROFILE.icc] ORIENTATION MAIN.ppm [THUMB.ppm] > OUT.heic
 //
 // ORIENTATION is EXIF's 1...8 and says how the stored pixels must be turned to look upright,
 // as in a JPEG fixture. MAIN and THUMB are binary PPMs (P6, 8-bit) of the stored pixels; the
 // thumbnail, when given, is stored as is (no scaling) and assigned to the primary image.
+// -a writes AVIF (AV1) instead of HEIC (HEVC); -p tags both images with an ICC profile.
 //
 //   cc scripts/heif-fixture.c $(pkg-config --cflags --libs libheif) -o heif-fixture
 #include <libheif/heif.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void check(struct heif_error error, const char *what) {
     if (error.code != heif_error_Ok) {
@@ -75,14 +77,47 @@ static struct heif_error write_stdout(struct heif_context *context, const void *
     return result;
 }
 
+static void *read_file(const char *path, size_t *size) {
+    FILE *file = fopen(path, "rb");
+    if (!file || fseek(file, 0, SEEK_END) != 0) {
+        fprintf(stderr, "heif-fixture: cannot read %s\n", path);
+        exit(1);
+    }
+    *size = (size_t)ftell(file);
+    rewind(file);
+    void *bytes = malloc(*size);
+    if (!bytes || fread(bytes, 1, *size, file) != *size) {
+        fprintf(stderr, "heif-fixture: cannot read %s\n", path);
+        exit(1);
+    }
+    fclose(file);
+    return bytes;
+}
+
+static struct heif_image *read_image(const char *path, const void *profile, size_t profile_size) {
+    struct heif_image *image = read_ppm(path);
+    if (profile) check(heif_image_set_raw_color_profile(image, "prof", profile, profile_size), "profile");
+    return image;
+}
+
 int main(int argc, char **argv) {
+    enum heif_compression_format compression = heif_compression_HEVC;
+    void *profile = NULL;
+    size_t profile_size = 0;
+    for (int option; (option = getopt(argc, argv, "ap:")) != -1;) {
+        if (option == 'a') compression = heif_compression_AV1;
+        else if (option == 'p') profile = read_file(optarg, &profile_size);
+        else return 2;
+    }
+    argc -= optind - 1;
+    argv += optind - 1;
     if (argc < 3 || argc > 4 || atoi(argv[1]) < 1 || atoi(argv[1]) > 8) {
-        fprintf(stderr, "usage: heif-fixture ORIENTATION(1-8) MAIN.ppm [THUMB.ppm] > OUT.heic\n");
+        fprintf(stderr, "usage: heif-fixture [-a] [-p PROFILE.icc] ORIENTATION(1-8) MAIN.ppm [THUMB.ppm] > OUT\n");
         return 2;
     }
     struct heif_context *context = heif_context_alloc();
     struct heif_encoder *encoder;
-    check(heif_context_get_encoder_for_format(context, heif_compression_HEVC, &encoder), "encoder");
+    check(heif_context_get_encoder_for_format(context, compression, &encoder), "encoder");
     // YCbCr as phones write it, but 4:4:4 and near-lossless, so that flat colour patches keep
     // their colours to within a few levels.
     check(heif_encoder_set_lossy_quality(encoder, 95), "quality");
@@ -90,11 +125,11 @@ int main(int argc, char **argv) {
     struct heif_encoding_options *options = heif_encoding_options_alloc();
     options->image_orientation = (enum heif_orientation)atoi(argv[1]);
 
-    struct heif_image *main_image = read_ppm(argv[2]);
+    struct heif_image *main_image = read_image(argv[2], profile, profile_size);
     struct heif_image_handle *primary;
     check(heif_context_encode_image(context, main_image, encoder, options, &primary), "encode");
     if (argc == 4) {
-        struct heif_image *thumb_image = read_ppm(argv[3]);
+        struct heif_image *thumb_image = read_image(argv[3], profile, profile_size);
         struct heif_image_handle *thumb;
         check(heif_context_encode_image(context, thumb_image, encoder, options, &thumb), "encode thumbnail");
         check(heif_context_set_primary_image(context, primary), "primary");
@@ -112,5 +147,6 @@ int main(int argc, char **argv) {
     heif_encoding_options_free(options);
     heif_encoder_release(encoder);
     heif_context_free(context);
+    free(profile);
     return 0;
 }

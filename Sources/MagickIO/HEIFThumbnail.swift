@@ -38,6 +38,12 @@ struct HEIFThumbnail {
         .sorted { $0.width.saturatingTimes($0.height) < $1.width.saturatingTimes($1.height) }
     }
 
+    /// The primary image's ICC profile, which ImageMagick 6's HEIC coder leaves behind (a phone's
+    /// Display P3 photo would otherwise pass for sRGB), or nil.
+    static func primaryProfile(in bytes: SourceBytes, maxPixelCount: Int) -> [UInt8]? {
+        HEIFFile(bytes, maxPixelCount: maxPixelCount).flatMap { $0.iccProfile($0.primary) }
+    }
+
     /// What decoding it costs: libheif's planes (YCbCr, then interleaved 8-bit RGBA) and the
     /// wand's 16-bit copy, about 16 bytes a pixel.
     var estimatedBytes: Int {
@@ -172,6 +178,7 @@ nonisolated(unsafe) private let heifReader: UnsafeMutablePointer<heif_reader> = 
         get_position: { Int64(cursor($0).position) },
         read: { data, size, userdata in
             let cursor = cursor(userdata)
+            guard size > 0 else { return 0 }  // an empty box body (AVIF's av1C has one), maybe no buffer
             guard let data, size <= cursor.bytes.count - min(cursor.position, cursor.bytes.count) else { return 1 }
             let got = cursor.bytes.copy(at: cursor.position, into: UnsafeMutableRawBufferPointer(start: data, count: size))
             guard got == size else { return 1 }

@@ -92,6 +92,11 @@ public struct Image: Sendable {
             if ![sRGBColorspace, RGBColorspace, GRAYColorspace].contains(colorspace) {
                 try wand.check(MagickTransformImageColorspace(wand.pointer, sRGBColorspace), fallback: .corruptImage)
             }
+            // Export reads the opacity channel even of an image without alpha, and some coders
+            // (ImageMagick's HEIC) leave it unset there: such an image is opaque.
+            if layout.map.contains("A"), MagickGetImageAlphaChannel(wand.pointer) == MagickFalse {
+                try wand.check(MagickSetImageAlphaChannel(wand.pointer, OpaqueAlphaChannel), fallback: .corruptImage)
+            }
             let status = bytes.withUnsafeMutableBytes { raw in
                 MagickExportImagePixels(wand.pointer, 0, 0, width, height, layout.map, CharPixel, raw.baseAddress)
             }

@@ -265,6 +265,10 @@ public struct ImageSource: Sendable {
                 if composites {
                     try wand.keepCompositedLastFrame()
                 }
+                if format == .heic || format == .avif, wand.profile("icc") == nil,
+                   let profile = HEIFThumbnail.primaryProfile(in: bytes, maxPixelCount: options.maxPixelCount) {
+                    _ = profile.withUnsafeBytes { MagickSetImageProfile(wand.pointer, "icc", $0.baseAddress, $0.count) }
+                }
                 wand.monitor(interrupt)  // the image the read made
                 let result = try body(wand)
                 try interrupt?.check()

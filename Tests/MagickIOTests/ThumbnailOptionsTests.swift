@@ -118,6 +118,36 @@ struct ThumbnailOptionsTests {
         try expectUprightQuadrants(plain)
     }
 
+    @Test("an AVIF's thumbnail item serves too, with its own orientation applied")
+    func avifItem() throws {
+        let source = try Fixture.source("embedded-thumbnail.avif")
+        #expect(source.format == .avif)
+        let p = try source.properties(at: 0)
+        #expect(p.pixelWidth == 480 && p.pixelHeight == 320 && p.orientation == .up)
+        let always = try source.thumbnail(maxPixelSize: 400, options: ThumbnailOptions(embedded: .always))
+        #expect(always.width == 120 && always.height == 80)
+        #expect(try topLeft(always).b > 200, "magenta: made from the item")
+        try expectThumbnailItemUpright(always)
+        let never = try source.thumbnail(maxPixelSize: 120)
+        #expect(never.width == 120 && never.height == 80)
+        try expectUprightQuadrants(never)
+    }
+
+    @Test("a HEIF thumbnail item's ICC profile is applied, or kept, as the picture's is")
+    func heifItemColour() throws {
+        let source = try Fixture.source("adobe-rgb-item.heic")
+        func centre(_ image: Image) throws -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
+            try image.pixels(.rgba8).rgba(x: image.width / 2, y: image.height / 2)
+        }
+        for embedded in [ThumbnailOptions.EmbeddedThumbnail.always, .never] {
+            let converted = try centre(source.thumbnail(maxPixelSize: 32, options: ThumbnailOptions(embedded: embedded)))
+            // Little CMS puts Adobe RGB (60, 180, 90) at sRGB (0, 181, 83).
+            #expect(converted.r < 8 && abs(Int(converted.g) - 181) < 5 && abs(Int(converted.b) - 83) < 5, "\(embedded): \(converted)")
+            let kept = try centre(source.thumbnail(maxPixelSize: 32, options: ThumbnailOptions(embedded: embedded, colorProfile: .keep)))
+            #expect(abs(Int(kept.r) - 60) < 5 && abs(Int(kept.g) - 180) < 5 && abs(Int(kept.b) - 90) < 5, "\(embedded): \(kept)")
+        }
+    }
+
     @Test("a HEIC thumbnail item read from a file matches the one read from memory")
     func heifItemFromFile() throws {
         let options = ThumbnailOptions(embedded: .always)

@@ -62,6 +62,14 @@ struct ThumbnailTests {
         let heic = try Fixture.source("orient-1.heic").image(at: 0)
         #expect(heic.properties.colorSpace == "ycbcr", "the decoded HEIC is in \(heic.properties.colorSpace)")
         try expectUprightQuadrants(heic)
+        // ImageMagick's HEIC coder leaves the opacity of its alpha-less image uninitialised: fresh
+        // memory reads as opaque, reused memory as anything. Several decodes reuse some.
+        for name in (1...8).map({ "orient-\($0).heic" }) + ["adobe-rgb-item.heic", "embedded-thumbnail.avif"] {
+            let source = try Fixture.source(name)
+            for pixels in [try source.image(at: 0).pixels(.rgba8), try source.thumbnail(maxPixelSize: 32, options: ThumbnailOptions(colorProfile: .keep)).pixels(.bgra8)] {
+                #expect(stride(from: 3, to: pixels.bytes.count, by: 4).allSatisfy { pixels.bytes[$0] == 255 }, "\(name) is opaque")
+            }
+        }
         let gray = try Fixture.source("orient-1.heic").image(at: 0).pixels(.gray8)
         // Rec. 709 luma of red is about 54, of yellow about 237.
         #expect(gray.bytes[16 * gray.bytesPerRow + 24] < 90 && gray.bytes[48 * gray.bytesPerRow + 72] > 200)

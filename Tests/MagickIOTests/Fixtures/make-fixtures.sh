@@ -114,4 +114,14 @@ done
 convert quadrants.png -filter point -resize 960x640 -rotate 270 ppm:"$work/main.ppm"
 convert quadrants.png -fill magenta -opaque red -filter point -resize 240x160 -rotate 270 ppm:"$work/thumb.ppm"
 "$work/heif-fixture" 6 "$work/main.ppm" "$work/thumb.ppm" > embedded-thumbnail.heic
+# The same in AVIF, at 480x320 with a 120x80 item, stored turned the other way (orientation 8).
+convert quadrants.png -filter point -resize 480x320 -rotate 90 ppm:"$work/main.ppm"
+convert quadrants.png -fill magenta -opaque red -filter point -resize 120x80 -rotate 90 ppm:"$work/thumb.ppm"
+"$work/heif-fixture" -a 8 "$work/main.ppm" "$work/thumb.ppm" > embedded-thumbnail.avif
+# A 64x64 patch of (60, 180, 90) in Adobe RGB with a 32x32 item of it, both tagged with the profile.
+cc ../../../scripts/icc-profile.c -llcms2 -o "$work/icc-profile"
+"$work/icc-profile" adobe > "$work/adobe.icc"
+convert -size 64x64 'xc:rgb(60,180,90)' -depth 8 ppm:"$work/main.ppm"
+convert -size 32x32 'xc:rgb(60,180,90)' -depth 8 ppm:"$work/thumb.ppm"
+"$work/heif-fixture" -p "$work/adobe.icc" 1 "$work/main.ppm" "$work/thumb.ppm" > adobe-rgb-item.heic
 rm -rf "$work"
