@@ -527,14 +527,14 @@ struct CorpusItem: Sendable {
 
 enum Corpus {
     static let fixtures = ["photo.jpg", "progressive.jpg", "orient-6.jpg", "photo.png", "alpha.png", "animated.gif", "quadrants.webp", "orient-6.tif",
-                           "embedded-thumbnail.jpg", "embedded-thumbnail.heic"]
+                           "embedded-thumbnail.jpg", "embedded-thumbnail.heic", "embedded-thumbnail.avif"]
     /// Truncation offsets spread evenly over each file (plus every offset in the first 64 bytes).
     static let spreadTruncations = 100
     /// Bit-flip variants per fixture, each with 1...8 flipped bits.
     /// (With these counts the corpus runs in 8-15 s on 2 cores in a debug build.)
     static let bitFlipVariants = 1000
-    /// The two 960x640 camera-like fixtures (one HEVC) cost ten times the others to decode: they
-    /// get a tenth of the variants.
+    /// The camera-like fixtures with embedded thumbnails (960x640 JPEG and HEVC, 480x320 AV1)
+    /// cost up to ten times the others to decode: they get a tenth of the variants.
     static func share(of count: Int, for fixture: String) -> Int {
         fixture.hasPrefix("embedded-thumbnail") ? count / 10 : count
     }
