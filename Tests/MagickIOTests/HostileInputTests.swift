@@ -45,7 +45,7 @@ struct HostileInputTests {
     }
 
     @Test("lying headers: a huge claimed size (65535x65535 and more) is refused before decoding; the others give a sane image or an expected error",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(3)))
     func lyingHeaders() throws {
         var lines: [String] = []
         for item in try Corpus.lyingHeaders() {
@@ -124,7 +124,7 @@ struct HostileInputTests {
 
     // MARK: - Formats that read or write other files
 
-    @Test("SVG with external hrefs is refused and reads nothing", .timeLimit(.minutes(1)))
+    @Test("SVG with external hrefs is refused and reads nothing", .timeLimit(.minutes(3)))
     func svgExternalReferences() throws {
         let scene = try Scene()
         let documents = [
@@ -147,7 +147,7 @@ struct HostileInputTests {
         try scene.expectRefusedWithoutSideEffects(documents, name: "svg")
     }
 
-    @Test("MVG drawing programs are refused and read nothing", .timeLimit(.minutes(1)))
+    @Test("MVG drawing programs are refused and read nothing", .timeLimit(.minutes(3)))
     func mvgPrograms() throws {
         let scene = try Scene()
         let programs = [
@@ -159,7 +159,7 @@ struct HostileInputTests {
         try scene.expectRefusedWithoutSideEffects(programs, name: "mvg")
     }
 
-    @Test("MSL scripts are refused; their write target never appears", .timeLimit(.minutes(1)))
+    @Test("MSL scripts are refused; their write target never appears", .timeLimit(.minutes(3)))
     func mslScripts() throws {
         let scene = try Scene()
         let pwned = scene.directory.url.appendingPathComponent("pwned.png")
@@ -180,7 +180,7 @@ struct HostileInputTests {
         #expect(!FileManager.default.fileExists(atPath: pwned.path), "the MSL write target exists")
     }
 
-    @Test("text:, ephemeral:, msl:, @ and | as content are refused and touch nothing", .timeLimit(.minutes(1)))
+    @Test("text:, ephemeral:, msl:, @ and | as content are refused and touch nothing", .timeLimit(.minutes(3)))
     func syntaxAsContent() throws {
         let scene = try Scene()
         let contents = [
@@ -193,7 +193,7 @@ struct HostileInputTests {
     }
 
     @Test("ImageMagick's own policy refuses non-image coders even when MagickIO's sniffing is bypassed",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(3)))
     func policyLayer() throws {
         let scene = try Scene()
         let pwned = scene.directory.url.appendingPathComponent("pwned.png")
@@ -256,7 +256,7 @@ struct HostileInputTests {
     // MARK: - File names that are ImageMagick syntax
 
     @Test("file names with ImageMagick syntax open the literal file, and nothing else is touched",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(3)))
     func syntaxInFileNames() throws {
         let scene = try Scene()
         let jpeg = try Fixture.data("photo.jpg"), png = try Fixture.data("alpha.png"), gif = try Fixture.data("animated.gif")
@@ -318,7 +318,7 @@ struct HostileInputTests {
         }
     }
 
-    @Test("an @file name is opened as the file itself; the list it holds is never read", .timeLimit(.minutes(1)))
+    @Test("an @file name is opened as the file itself; the list it holds is never read", .timeLimit(.minutes(3)))
     func atFileNames() throws {
         let scene = try Scene()
         let events = try FileEvents(watching: scene.directory.url)
