@@ -17,9 +17,14 @@ let package = Package(
             dependencies: [.product(name: "MagickIO", package: magickIOPackage)],
             path: "Sources/inprocess"
         ),
-        // MagickWand itself, for `stages`, which times the pipeline's steps with knobs MagickIO hides.
+        // MagickWand itself, for `stages`, which times the pipeline's steps with knobs MagickIO hides
+        // (and MagickIO's own resampler through its Benchmarks SPI).
         .systemLibrary(name: "CWand", path: "Modules/CWand", pkgConfig: "MagickWand"),
-        .executableTarget(name: "stages", dependencies: ["CWand"], path: "Sources/stages"),
+        .executableTarget(
+            name: "stages",
+            dependencies: ["CWand", .product(name: "MagickIO", package: magickIOPackage)],
+            path: "Sources/stages"
+        ),
         .executableTarget(
             name: "wandreuse",
             dependencies: [.product(name: "MagickIO", package: magickIOPackage)],

@@ -270,9 +270,15 @@ public struct ImageSource: Sendable {
                     _ = profile.withUnsafeBytes { MagickSetImageProfile(wand.pointer, "icc", $0.baseAddress, $0.count) }
                 }
                 wand.monitor(interrupt)  // the image the read made
-                let result = try body(wand)
-                try interrupt?.check()
-                return result
+                do throws(MagickIOError) {
+                    let result = try body(wand)
+                    try interrupt?.check()
+                    return result
+                } catch {
+                    // A step the monitor stopped fails without a reason of its own: say why.
+                    try interrupt?.check()
+                    throw error
+                }
             }
         }
     }

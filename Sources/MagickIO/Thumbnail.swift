@@ -12,7 +12,8 @@ extension ImageSource {
     /// 1. the fitted size from the header (``properties(at:)``), in oriented axes;
     /// 2. shrink-on-load: JPEG is decoded at the smallest DCT scale that still gives about twice
     ///    the target on each axis (`jpeg:size`, aspect-aware, axes swapped for EXIF 5-8);
-    /// 3. `MagickResizeImage` with a Lanczos filter to the exact size;
+    /// 3. a Lanczos-3 resize to the exact size: MagickIO's own streaming resampler for RGB images
+    ///    (a third of the time of ImageMagick's, same quality), `MagickResizeImage` for the rest;
     /// 4. the orientation applied to the small image;
     /// 5. sRGB (an embedded ICC profile applied through Little CMS, CMYK included), 8 bits per
     ///    channel, every profile and comment stripped; alpha kept.
@@ -35,7 +36,7 @@ extension ImageSource {
     /// let banner = try source.thumbnail(size: ImageSize(width: 1200, height: 0), mode: .fit)
     /// ```
     ///
-    /// Stands on `MagickResizeImage` and `MagickCropImage`.
+    /// Stands on MagickIO's resampler (or `MagickResizeImage`) and `MagickCropImage`.
     ///
     /// - Throws: ``MagickIOError`` of kind `frameOutOfRange`, `corruptImage` or `limitExceeded`.
     public func thumbnail(size: ImageSize, mode: SizingMode = .fit, gravity: Gravity = .center, at index: Int = 0,
@@ -58,10 +59,12 @@ extension ImageSource {
 
 extension Wand {
     /// Steps 3 to 5 of the thumbnail pipeline on the decoded image: resize to `stored` (the size
-    /// in the stored axes), turn upright, crop, normalise; the result is a new image.
+    /// in the stored axes; ``Resampler`` for RGB, `MagickResizeImage` with ImageMagick's Lanczos
+    /// for the rest), turn upright, crop, normalise; the result is a new image.
     func finishThumbnail(_ geometry: ThumbnailGeometry, stored: (width: Int, height: Int), orientation: Orientation,
                          options: ThumbnailOptions) throws(MagickIOError) -> Image {
-        if width != stored.width || height != stored.height {
+        if width != stored.width || height != stored.height,
+           try !resample(toWidth: stored.width, height: stored.height) {
             try check(MagickResizeImage(pointer, stored.width, stored.height, LanczosFilter, 1.0), fallback: .corruptImage)
         }
         try applyOrientation(orientation)

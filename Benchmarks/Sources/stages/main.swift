@@ -3,14 +3,16 @@
 //
 //   stages FILE WxH [hint=WxH|none] [filter=Lanczos] [threads=1] [repeat=7] [png=OUT.png] [key=value ...]
 //
-// hint: the `jpeg:size` hint (default twice WxH, as MagickIO); filter: an ImageMagick filter name, or
-// `thumbnail` (MagickThumbnailImage) or `sample`; threads: ImageMagick's OpenMP threads; any other key=value is set as a wand option before
+// hint: the `jpeg:size` hint (default twice WxH, as MagickIO); filter: an ImageMagick filter name,
+// `thumbnail` (MagickThumbnailImage), `sample`, or `magickio` (MagickIO's own Lanczos-3 resampler,
+// what its thumbnails use for RGB images); threads: ImageMagick's OpenMP threads; any other key=value is set as a wand option before
 // the read and the encode (jpeg:dct-method=ifast, jpeg:optimize-coding=false, jpeg:sampling-factor=...).
 // Prints `read MS resize MS normalize MS encode MS total MS decoded WxH`: the median ms of the read
 // (decode at the hinted scale), resize, normalize (sRGB, strip, depth 8) and encode (JPEG q85 to
 // memory), their sum, and the decoded size.
 import CWand
 import Foundation
+@_spi(Benchmarks) import MagickIO
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 2, case let size = arguments[1].split(separator: "x").compactMap({ Int($0) }), size.count == 2 else {
@@ -51,6 +53,8 @@ for _ in 0..<Int(settings["repeat"]!)! {
     switch settings["filter"]! {
     case "thumbnail": MagickThumbnailImage(wand, size[0], size[1])
     case "sample": MagickSampleImage(wand, size[0], size[1])
+    case "magickio":
+        guard ResamplerHook.resample(wand: wand, width: size[0], height: size[1]) else { fatalError("MagickIO's resampler refused \(path)") }
     case let name:
         guard let filter = filters[name] else { fatalError("unknown filter \(name)") }
         MagickResizeImage(wand, size[0], size[1], filter, 1.0)

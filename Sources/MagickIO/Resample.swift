@@ -1,0 +1,232 @@
+import CMagickWand
+
+/// Lanczos-3 resampling in Swift, which the thumbnail pipeline uses in place of
+/// `MagickResizeImage` for RGB images.
+///
+/// ImageMagick 6's resize filters one channel of one 16-bit pixel at a time in double precision,
+/// and writes a whole intermediate image between its two passes: it was half of a 12 MP -> 256
+/// thumbnail's time and most of a 24 MP -> 1024 one's. This one streams the image through: each
+/// source row is exported once as floats (`MagickExportImagePixels`) into a ring of as many rows
+/// as the vertical filter spans; each output row is the weighted sum of its rows of the ring,
+/// then filtered across. It keeps 16-bit precision (floats throughout), weighs colour by alpha as
+/// ImageMagick does, and needs no memory beyond the ring, one row and the output.
+///
+/// The filter is the one Pillow's and libvips' Lanczos use (the windowed sinc of radius 3,
+/// stretched by the reduction factor when reducing), so that a thumbnail matches a Lanczos
+/// resize of the full image.
+enum Resampler {
+    /// Where each output pixel's inputs start, how many there are and their weights (`span` a
+    /// pixel, padded with zeros), along one axis.
+    struct Taps {
+        let first: [Int]
+        let count: [Int]
+        let weights: [Float]
+        let span: Int
+
+        init(from input: Int, to output: Int) {
+            let scale = Double(input) / Double(output)
+            let stretch = max(scale, 1)
+            let support = 3 * stretch
+            span = min(Int(support.rounded(.up)) * 2 + 1, input)
+            var first = [Int](repeating: 0, count: output)
+            var count = [Int](repeating: 0, count: output)
+            var weights = [Float](repeating: 0, count: output * span)
+            for index in 0..<output {
+                let centre = (Double(index) + 0.5) * scale
+                let low = max(Int((centre - support + 0.5).rounded(.down)), 0)
+                var high = min(Int((centre + support + 0.5).rounded(.down)), input)
+                high = min(max(high, low + 1), low + span)
+                var taps = (low..<high).map { Resampler.lanczos3((Double($0) - centre + 0.5) / stretch) }
+                let total = taps.reduce(0, +)
+                if total != 0 {
+                    taps = taps.map { $0 / total }
+                } else {
+                    taps = taps.indices.map { $0 == 0 ? 1 : 0 }  // never seen: keep the nearest input
+                }
+                first[index] = low
+                count[index] = taps.count
+                for (offset, weight) in taps.enumerated() {
+                    weights[index * span + offset] = Float(weight)
+                }
+            }
+            self.first = first
+            self.count = count
+            self.weights = weights
+        }
+    }
+
+    static func lanczos3(_ x: Double) -> Double {
+        if x == 0 { return 1 }
+        guard abs(x) < 3 else { return 0 }
+        let pi = Double.pi
+        return 3 * sin(pi * x) * sin(pi * x / 3) / (pi * pi * x * x)
+    }
+}
+
+extension Wand {
+    /// Resizes the current image to `outputWidth` x `outputHeight` with ``Resampler``; false, with
+    /// the image untouched, when the image is not RGB (CMYK, grey, YCbCr and the like go through
+    /// `MagickResizeImage`). The image keeps its profiles and properties.
+    func resample(toWidth outputWidth: Int, height outputHeight: Int) throws(MagickIOError) -> Bool {
+        let colorspace = MagickGetImageColorspace(pointer)
+        guard colorspace == sRGBColorspace || colorspace == RGBColorspace,
+              let image = GetImageFromMagickWand(pointer), outputWidth > 0, outputHeight > 0 else { return false }
+        let inputWidth = width, inputHeight = height
+        guard inputWidth > 0, inputHeight > 0 else { return false }
+        // Without alpha, three channels: such an image may hold anything in its opacity (and
+        // ImageMagick 6 does not pad with P alike in export and import).
+        let hasAlpha = MagickGetImageAlphaChannel(pointer) != MagickFalse
+        let map = hasAlpha ? "RGBA" : "RGB"
+        let channels = hasAlpha ? 4 : 3
+        let across = Resampler.Taps(from: inputWidth, to: outputWidth)
+        let down = Resampler.Taps(from: inputHeight, to: outputHeight)
+
+        // A ring of source rows, as many as a column of taps spans; the weighted sum of the rows
+        // one output row takes; the output. Floats, `channels` a pixel. Down first, then across:
+        // the long vertical sums run over whole contiguous rows, which vectorises, and the
+        // horizontal filter then runs on output rows only.
+        let inputRow = inputWidth * channels, outputRow = outputWidth * channels
+        let ring = UnsafeMutablePointer<Float>.allocate(capacity: down.span * inputRow)
+        let column = UnsafeMutablePointer<Float>.allocate(capacity: inputRow + 1)
+        column[inputRow] = 0
+        let output = UnsafeMutablePointer<Float>.allocate(capacity: outputHeight * outputRow)
+        defer {
+            ring.deallocate()
+            column.deallocate()
+            output.deallocate()
+        }
+
+        var nextRow = 0
+        for y in 0..<outputHeight {
+            let first = down.first[y], count = down.count[y]
+            while nextRow < first + count {
+                let row = ring + (nextRow % down.span) * inputRow
+                guard MagickExportImagePixels(pointer, 0, nextRow, inputWidth, 1, map, FloatPixel, row) != MagickFalse else {
+                    throw MagickIOError(exception: takeException(minimum: ErrorException), fallback: .corruptImage)
+                }
+                if hasAlpha {
+                    Self.premultiply(row, pixels: inputWidth)
+                }
+                nextRow += 1
+                // The wand's progress monitor (an Interrupt's cancel or deadline) may stop it here.
+                if nextRow % 32 == 0,
+                   SetImageProgress(image, "Resample/Image", MagickOffsetType(nextRow), MagickSizeType(inputHeight)) == MagickFalse {
+                    throw MagickIOError(.cancelled, "the resize was stopped")
+                }
+            }
+            down.weights.withUnsafeBufferPointer { weights in
+                Self.filterDown(ring, span: down.span, first: first, count: count, weights: weights.baseAddress! + y * down.span,
+                                into: column, length: inputRow)
+            }
+            Self.filterAcross(column, into: output + y * outputRow, taps: across, width: outputWidth, channels: channels)
+        }
+        Self.finish(output, pixels: outputWidth * outputHeight, channels: channels)
+
+        // Shrink the image to the output size the cheapest way (keeping its profiles, properties
+        // and page), then put the resampled pixels in.
+        try check(MagickSampleImage(pointer, outputWidth, outputHeight), fallback: .corruptImage)
+        try check(MagickImportImagePixels(pointer, 0, 0, outputWidth, outputHeight, map, FloatPixel, output),
+                  fallback: .corruptImage)
+        return true
+    }
+
+    // The loops below are written on Float pointers with while loops, not SIMD types and ranges:
+    // that is as fast once optimised (LLVM vectorises them) and stays usable in a debug build,
+    // where generic SIMD operators are not inlined.
+
+    private static func premultiply(_ row: UnsafeMutablePointer<Float>, pixels: Int) {
+        var pixel = row, x = 0
+        while x < pixels {
+            let alpha = pixel[3]
+            pixel[0] *= alpha
+            pixel[1] *= alpha
+            pixel[2] *= alpha
+            pixel += 4
+            x += 1
+        }
+    }
+
+    /// Filters `row` across into `target`, `channels` (3 or 4) floats a pixel. Four sums run
+    /// whatever the count (the fourth of an RGB pixel is the next pixel's red, ignored; `row`
+    /// has a float to spare after its last pixel), which keeps one loop for both layouts.
+    private static func filterAcross(_ row: UnsafeMutablePointer<Float>, into target: UnsafeMutablePointer<Float>,
+                                     taps: Resampler.Taps, width: Int, channels: Int) {
+        taps.weights.withUnsafeBufferPointer { weights in
+            var x = 0, out = target
+            while x < width {
+                var source = row + channels * taps.first[x], weight = weights.baseAddress! + x * taps.span
+                var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
+                var tap = 0
+                let count = taps.count[x]
+                while tap < count {
+                    let w = weight[0]
+                    r += source[0] * w
+                    g += source[1] * w
+                    b += source[2] * w
+                    a += source[3] * w
+                    source += channels
+                    weight += 1
+                    tap += 1
+                }
+                out[0] = r
+                out[1] = g
+                out[2] = b
+                if channels == 4 { out[3] = a }
+                out += channels
+                x += 1
+            }
+        }
+    }
+
+    /// The weighted sum of `count` ring rows from source row `first`, into `target`.
+    private static func filterDown(_ ring: UnsafeMutablePointer<Float>, span: Int, first: Int, count: Int,
+                                   weights: UnsafePointer<Float>, into target: UnsafeMutablePointer<Float>, length: Int) {
+        target.update(repeating: 0, count: length)
+        var tap = 0
+        while tap < count {
+            let source = ring + ((first + tap) % span) * length, w = weights[tap]
+            var i = 0
+            while i < length {
+                target[i] += source[i] * w
+                i += 1
+            }
+            tap += 1
+        }
+    }
+
+    /// Clamps to 0...1 after Lanczos' negative lobes, dividing the colour by alpha again first.
+    private static func finish(_ pixels: UnsafeMutablePointer<Float>, pixels count: Int, channels: Int) {
+        var i = 0
+        while i < count * channels {
+            pixels[i] = min(max(pixels[i], 0), 1)
+            i += 1
+        }
+        guard channels == 4 else { return }
+        var pixel = pixels, x = 0
+        while x < count {
+            let alpha = pixel[3]
+            if alpha > 0 {
+                pixel[0] = min(pixel[0] / alpha, 1)
+                pixel[1] = min(pixel[1] / alpha, 1)
+                pixel[2] = min(pixel[2] / alpha, 1)
+            } else {
+                pixel[0] = 0
+                pixel[1] = 0
+                pixel[2] = 0
+            }
+            pixel += 4
+            x += 1
+        }
+    }
+}
+
+/// For the benchmark's `stages` tool, which times each step of the pipeline on MagickWand itself:
+/// ``Resampler`` on a wand the caller owns. Not part of MagickIO's API.
+@_spi(Benchmarks)
+public enum ResamplerHook {
+    /// Resizes the wand's current image as a thumbnail would; false when the image is not RGB or
+    /// the resize failed.
+    public static func resample(wand: OpaquePointer, width: Int, height: Int) -> Bool {
+        (try? Wand(borrowing: wand).resample(toWidth: width, height: height)) ?? false
+    }
+}

@@ -1,0 +1,101 @@
+import CMagickWand
+import Foundation
+import Testing
+@testable import MagickIO
+
+@Suite("Resampler")
+struct ResampleTests {
+    @Test("the taps cover the input, sum to one, and are the identity at scale 1",
+          arguments: [(1000, 256), (750, 192), (3000, 1024), (96, 48), (7, 3), (1, 1), (1000, 1), (48, 96), (2, 9)])
+    func taps(input: Int, output: Int) {
+        let taps = Resampler.Taps(from: input, to: output)
+        #expect(taps.first.count == output && taps.count.count == output)
+        for index in 0..<output {
+            #expect(taps.first[index] >= 0 && taps.count[index] >= 1 && taps.count[index] <= taps.span)
+            #expect(taps.first[index] + taps.count[index] <= input, "output \(index) reads past input \(input)")
+            let sum = (0..<taps.count[index]).reduce(Float(0)) { $0 + taps.weights[index * taps.span + $1] }
+            #expect(abs(sum - 1) < 1e-5, "output \(index) weights sum to \(sum)")
+        }
+        if input > 1, output > 1 {
+            // The windows move forward with the output, as the ring of rows needs.
+            #expect(zip(taps.first, taps.first.dropFirst()).allSatisfy { $0 <= $1 })
+        }
+        let identity = Resampler.Taps(from: 50, to: 50)
+        for index in 0..<50 {
+            let weights = (0..<identity.count[index]).map { identity.weights[index * identity.span + $0] }
+            let centre = index - identity.first[index]
+            #expect(weights.enumerated().allSatisfy { abs($1 - ($0 == centre ? 1 : 0)) < 1e-6 })
+        }
+    }
+
+    /// The photo fixture decoded into a wand of its own.
+    func decoded(_ name: String) throws -> Wand {
+        let wand = Wand()
+        let data = try Fixture.data(name)
+        _ = data.withUnsafeBytes { MagickReadImageBlob(wand.pointer, $0.baseAddress, $0.count) }
+        try #require(wand.width > 0)
+        return wand
+    }
+
+    func pixels(_ wand: Wand, _ map: String = "RGBA") -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: wand.width * wand.height * map.count)
+        _ = bytes.withUnsafeMutableBytes { MagickExportImagePixels(wand.pointer, 0, 0, wand.width, wand.height, map, CharPixel, $0.baseAddress) }
+        return bytes
+    }
+
+    @Test("a photo resampled matches ImageMagick's Lanczos resize to within a level or two",
+          arguments: [(100, 75), (160, 120), (33, 250), (640, 480)])
+    func matchesImageMagick(width: Int, height: Int) throws {
+        let ours = try decoded("photo.jpg"), theirs = try decoded("photo.jpg")
+        #expect(try ours.resample(toWidth: width, height: height))
+        MagickResizeImage(theirs.pointer, width, height, LanczosFilter, 1.0)
+        #expect(ours.width == width && ours.height == height)
+        let a = pixels(ours, "RGB"), b = pixels(theirs, "RGB")
+        let squared = zip(a, b).reduce(0.0) { $0 + pow(Double($1.0) - Double($1.1), 2) }
+        let psnr = 10 * log10(255 * 255 / max(squared / Double(a.count), 1e-9))
+        // Same filter family, different windows and rounding: close, not identical.
+        #expect(psnr > 40, "PSNR \(psnr) dB against ImageMagick at \(width)x\(height)")
+    }
+
+    @Test("alpha weighs the colour: no fringe where red meets transparent blue, transparent stays clear")
+    func alphaWeighted() throws {
+        // 40x30: the left half opaque red, the right half blue at alpha 0, whose colour must not
+        // bleed into the red.
+        var rgba = [UInt8](repeating: 0, count: 40 * 30 * 4)
+        for index in 0..<40 * 30 {
+            rgba.replaceSubrange(index * 4..<index * 4 + 4, with: index % 40 < 20 ? [255, 0, 0, 255] : [0, 0, 255, 0])
+        }
+        let wand = Wand()
+        _ = rgba.withUnsafeBytes { MagickConstituteImage(wand.pointer, 40, 30, "RGBA", CharPixel, $0.baseAddress) }
+        #expect(try wand.resample(toWidth: 15, height: 11))
+        let bytes = pixels(wand)
+        for y in 0..<11 {
+            for x in 0..<15 {
+                let i = (y * 15 + x) * 4
+                let (r, g, b, a) = (bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3])
+                if a > 8 {
+                    #expect(r > 240 && g < 16 && b < 16, "(\(x), \(y)) is (\(r), \(g), \(b), \(a)): a fringe")
+                }
+                if x >= 10 { #expect(a == 0, "(\(x), \(y)) alpha \(a)") }
+                if x <= 4 { #expect(a == 255, "(\(x), \(y)) alpha \(a)") }
+            }
+        }
+    }
+
+    @Test("profiles, properties and the upscaled quadrants survive; non-RGB images are left to ImageMagick")
+    func keepsImageAndDeclinesOthers() throws {
+        let adobe = try decoded("adobe-rgb.jpg")
+        let profile = adobe.profile("icc")
+        #expect(profile != nil)
+        #expect(try adobe.resample(toWidth: 16, height: 16))
+        #expect(adobe.profile("icc") == profile)
+
+        let quadrants = try decoded("quadrants.png")
+        #expect(try quadrants.resample(toWidth: 192, height: 128))
+        try expectUprightQuadrants(Image(wand: quadrants.clone(), orientation: .up))
+
+        let cmyk = try decoded("cmyk.jpg")
+        #expect(try !cmyk.resample(toWidth: 32, height: 24))
+        #expect(cmyk.width == 64 && cmyk.height == 48, "left untouched")
+    }
+}
