@@ -9,7 +9,7 @@ import CMagickWand
 /// source row is exported once as floats (`MagickExportImagePixels`) into a ring of as many rows
 /// as the vertical filter spans; each output row is the weighted sum of its rows of the ring,
 /// then filtered across. It keeps 16-bit precision (floats throughout), weighs colour by alpha as
-/// ImageMagick does, and needs no memory beyond the ring, one row and the output.
+/// ImageMagick does, and needs no memory beyond the ring, two rows and the output image.
 ///
 /// The filter is the one Pillow's and libvips' Lanczos use (the windowed sinc of radius 3,
 /// stretched by the reduction factor when reducing), so that a thumbnail matches a Lanczos
@@ -81,15 +81,21 @@ extension Wand {
         let across = Resampler.Taps(from: inputWidth, to: outputWidth)
         let down = Resampler.Taps(from: inputHeight, to: outputHeight)
 
+        // The result's image first, the cheapest way (MagickSampleImage on a copy-on-write clone),
+        // so that it has the image's profiles, properties and page; each output row is imported
+        // into it as it is made.
+        let result = Wand(adopting: CloneMagickWand(pointer))
+        try result.check(MagickSampleImage(result.pointer, outputWidth, outputHeight), fallback: .corruptImage)
+
         // A ring of source rows, as many as a column of taps spans; the weighted sum of the rows
-        // one output row takes; the output. Floats, `channels` a pixel. Down first, then across:
-        // the long vertical sums run over whole contiguous rows, which vectorises, and the
-        // horizontal filter then runs on output rows only.
-        let inputRow = inputWidth * channels, outputRow = outputWidth * channels
+        // one output row takes; that row filtered across. Floats, `channels` a pixel. Down first,
+        // then across: the long vertical sums run over whole contiguous rows, which vectorises,
+        // and the horizontal filter then runs on output rows only.
+        let inputRow = inputWidth * channels
         let ring = UnsafeMutablePointer<Float>.allocate(capacity: down.span * inputRow)
         let column = UnsafeMutablePointer<Float>.allocate(capacity: inputRow + 1)
         column[inputRow] = 0
-        let output = UnsafeMutablePointer<Float>.allocate(capacity: outputHeight * outputRow)
+        let output = UnsafeMutablePointer<Float>.allocate(capacity: outputWidth * channels)
         defer {
             ring.deallocate()
             column.deallocate()
@@ -118,15 +124,14 @@ extension Wand {
                 Self.filterDown(ring, span: down.span, first: first, count: count, weights: weights.baseAddress! + y * down.span,
                                 into: column, length: inputRow)
             }
-            Self.filterAcross(column, into: output + y * outputRow, taps: across, width: outputWidth, channels: channels)
+            Self.filterAcross(column, into: output, taps: across, width: outputWidth, channels: channels)
+            Self.finish(output, pixels: outputWidth, channels: channels)
+            try result.check(MagickImportImagePixels(result.pointer, 0, y, outputWidth, 1, map, FloatPixel, output),
+                             fallback: .corruptImage)
         }
-        Self.finish(output, pixels: outputWidth * outputHeight, channels: channels)
-
-        // Shrink the image to the output size the cheapest way (keeping its profiles, properties
-        // and page), then put the resampled pixels in.
-        try check(MagickSampleImage(pointer, outputWidth, outputHeight), fallback: .corruptImage)
-        try check(MagickImportImagePixels(pointer, 0, 0, outputWidth, outputHeight, map, FloatPixel, output),
-                  fallback: .corruptImage)
+        // The result takes the image's place in this wand.
+        MagickRemoveImage(pointer)
+        try check(MagickAddImage(pointer, result.pointer), fallback: .corruptImage)
         return true
     }
 
