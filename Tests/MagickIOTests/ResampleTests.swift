@@ -82,6 +82,26 @@ struct ResampleTests {
         }
     }
 
+    @Test("edge sizes, up and down, with and without alpha: the size asked for, colours within the input's",
+          arguments: [(1, 1, 5, 3), (7, 1, 3, 1), (1, 7, 1, 2), (2, 2, 1, 1), (3, 2, 300, 1), (500, 3, 2, 40), (64, 48, 64, 47)],
+          [false, true])
+    func edgeSizes(size: (Int, Int, Int, Int), alpha: Bool) throws {
+        let (width, height, outputWidth, outputHeight) = size
+        // A flat colour: whatever the filter does at the edges, every output pixel must be it.
+        let pixel: [UInt8] = [200, 100, 50, 255]
+        let rgba = Array((0..<width * height).map { _ in pixel }.joined())
+        let wand = Wand()
+        _ = rgba.withUnsafeBytes { MagickConstituteImage(wand.pointer, width, height, "RGBA", CharPixel, $0.baseAddress) }
+        if !alpha { MagickSetImageAlphaChannel(wand.pointer, DeactivateAlphaChannel) }
+        #expect(try wand.resample(toWidth: outputWidth, height: outputHeight))
+        #expect(wand.width == outputWidth && wand.height == outputHeight && wand.imageCount == 1)
+        let bytes = pixels(wand)
+        for index in 0..<outputWidth * outputHeight {
+            let got = Array(bytes[index * 4..<index * 4 + 3])
+            #expect(zip(got, pixel).allSatisfy { abs(Int($0) - Int($1)) <= 1 }, "pixel \(index) is \(got)")
+        }
+    }
+
     @Test("profiles, properties and the upscaled quadrants survive; non-RGB images are left to ImageMagick")
     func keepsImageAndDeclinesOthers() throws {
         let adobe = try decoded("adobe-rgb.jpg")
