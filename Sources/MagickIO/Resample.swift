@@ -6,10 +6,11 @@ import CMagickWand
 /// ImageMagick 6's resize filters one channel of one 16-bit pixel at a time in double precision,
 /// and writes a whole intermediate image between its two passes: it was half of a 12 MP -> 256
 /// thumbnail's time and most of a 24 MP -> 1024 one's. This one streams the image through: each
-/// source row is exported once as floats (`MagickExportImagePixels`) into a ring of as many rows
-/// as the vertical filter spans; each output row is the weighted sum of its rows of the ring,
-/// then filtered across. It keeps 16-bit precision (floats throughout), weighs colour by alpha as
-/// ImageMagick does, and needs no memory beyond the ring, two rows and the output image.
+/// source row is exported once as floats (`MagickExportImagePixels`) and added, weighted, into
+/// the sums of the few output rows whose filter windows hold it; an output row whose window is
+/// complete is filtered across and written out. It keeps 16-bit precision (floats throughout),
+/// weighs colour by alpha as ImageMagick does, and holds a handful of rows, whatever the
+/// reduction, beside the output image.
 ///
 /// The filter is the one Pillow's and libvips' Lanczos use (the windowed sinc of radius 3,
 /// stretched by the reduction factor when reducing), so that a thumbnail matches a Lanczos
@@ -53,6 +54,20 @@ enum Resampler {
             self.count = count
             self.weights = weights
         }
+
+        /// The most output positions whose windows are open at once when the inputs are taken in
+        /// order and each output is finished, in order, once its window is past: how many sums
+        /// the resampler keeps.
+        func mostOpenAtOnce(inputCount: Int) -> Int {
+            var opened = 0, finished = 0, most = 1
+            let output = first.count
+            for input in 0..<inputCount {
+                while opened < output, first[opened] <= input { opened += 1 }
+                most = max(most, opened - finished)
+                while finished < opened, first[finished] + count[finished] <= input + 1 { finished += 1 }
+            }
+            return most
+        }
     }
 
     static func lanczos3(_ x: Double) -> Double {
@@ -80,58 +95,69 @@ extension Wand {
         let channels = hasAlpha ? 4 : 3
         let across = Resampler.Taps(from: inputWidth, to: outputWidth)
         let down = Resampler.Taps(from: inputHeight, to: outputHeight)
+        let pending = down.mostOpenAtOnce(inputCount: inputHeight)
 
-        // The result's image first, the cheapest way (MagickSampleImage on a copy-on-write clone),
-        // so that it has the image's profiles, properties and page; each output row is imported
-        // into it as it is made.
-        let result = Wand(adopting: CloneMagickWand(pointer))
+        // The result's image first, the cheapest way (MagickSampleImage on a copy-on-write clone
+        // of the current image), so that it has the image's profiles, properties and page; each
+        // output row is imported into it as it is finished.
+        guard let current = MagickGetImage(pointer) else {
+            throw MagickIOError(exception: takeException(minimum: ErrorException), fallback: .corruptImage)
+        }
+        let result = Wand(adopting: current)
         try result.check(MagickSampleImage(result.pointer, outputWidth, outputHeight), fallback: .corruptImage)
 
-        // A ring of source rows, as many as a column of taps spans; the weighted sum of the rows
-        // one output row takes; that row filtered across. Floats, `channels` a pixel. Down first,
-        // then across: the long vertical sums run over whole contiguous rows, which vectorises,
-        // and the horizontal filter then runs on output rows only.
+        // Down first, then across, one source row at a time: each row is added, weighted, into
+        // the sums of the output rows whose windows hold it (a few when reducing: about seven);
+        // an output row whose window is complete is filtered across and imported. The sums run
+        // over whole contiguous rows, which vectorises; the horizontal filter runs on output rows
+        // only; memory is `pending` rows whatever the reduction. Floats, `channels` a pixel.
         let inputRow = inputWidth * channels
-        let ring = UnsafeMutablePointer<Float>.allocate(capacity: down.span * inputRow)
-        let column = UnsafeMutablePointer<Float>.allocate(capacity: inputRow + 1)
-        column[inputRow] = 0
+        let row = UnsafeMutablePointer<Float>.allocate(capacity: inputRow)
+        // One float to spare after each sum: see filterAcross.
+        let sums = UnsafeMutablePointer<Float>.allocate(capacity: pending * (inputRow + 1))
+        sums.initialize(repeating: 0, count: pending * (inputRow + 1))
         let output = UnsafeMutablePointer<Float>.allocate(capacity: outputWidth * channels)
         defer {
-            ring.deallocate()
-            column.deallocate()
+            row.deallocate()
+            sums.deallocate()
             output.deallocate()
         }
+        func sum(_ y: Int) -> UnsafeMutablePointer<Float> { sums + (y % pending) * (inputRow + 1) }
 
-        var nextRow = 0
-        for y in 0..<outputHeight {
-            let first = down.first[y], count = down.count[y]
-            while nextRow < first + count {
-                let row = ring + (nextRow % down.span) * inputRow
-                guard MagickExportImagePixels(pointer, 0, nextRow, inputWidth, 1, map, FloatPixel, row) != MagickFalse else {
-                    throw MagickIOError(exception: takeException(minimum: ErrorException), fallback: .corruptImage)
-                }
-                if hasAlpha {
-                    Self.premultiply(row, pixels: inputWidth)
-                }
-                nextRow += 1
-                // The wand's progress monitor (an Interrupt's cancel or deadline) may stop it here.
-                if nextRow % 32 == 0,
-                   SetImageProgress(image, "Resample/Image", MagickOffsetType(nextRow), MagickSizeType(inputHeight)) == MagickFalse {
-                    throw MagickIOError(.cancelled, "the resize was stopped")
-                }
+        let lastRow = zip(down.first, down.count).map { $0 + $1 }.max() ?? inputHeight
+        var opened = 0, finished = 0
+        for sourceRow in 0..<lastRow {
+            guard MagickExportImagePixels(pointer, 0, sourceRow, inputWidth, 1, map, FloatPixel, row) != MagickFalse else {
+                throw MagickIOError(exception: takeException(minimum: ErrorException), fallback: .corruptImage)
             }
-            down.weights.withUnsafeBufferPointer { weights in
-                Self.filterDown(ring, span: down.span, first: first, count: count, weights: weights.baseAddress! + y * down.span,
-                                into: column, length: inputRow)
+            if hasAlpha {
+                Self.premultiply(row, pixels: inputWidth)
             }
-            Self.filterAcross(column, into: output, taps: across, width: outputWidth, channels: channels)
-            Self.finish(output, pixels: outputWidth, channels: channels)
-            try result.check(MagickImportImagePixels(result.pointer, 0, y, outputWidth, 1, map, FloatPixel, output),
-                             fallback: .corruptImage)
+            while opened < outputHeight, down.first[opened] <= sourceRow {
+                sum(opened).update(repeating: 0, count: inputRow)
+                opened += 1
+            }
+            for y in finished..<opened where sourceRow < down.first[y] + down.count[y] {
+                Self.addWeighted(row, down.weights[y * down.span + sourceRow - down.first[y]], into: sum(y), length: inputRow)
+            }
+            while finished < opened, down.first[finished] + down.count[finished] <= sourceRow + 1 {
+                Self.filterAcross(sum(finished), into: output, taps: across, width: outputWidth, channels: channels)
+                Self.finish(output, pixels: outputWidth, channels: channels)
+                try result.check(MagickImportImagePixels(result.pointer, 0, finished, outputWidth, 1, map, FloatPixel, output),
+                                 fallback: .corruptImage)
+                finished += 1
+            }
+            // The wand's progress monitor (an Interrupt's cancel or deadline) may stop it here.
+            if sourceRow % 16 == 15,
+               SetImageProgress(image, "Resample/Image", MagickOffsetType(sourceRow), MagickSizeType(lastRow)) == MagickFalse {
+                throw MagickIOError(.cancelled, "the resize was stopped")
+            }
+        }
+        guard finished == outputHeight else {
+            throw MagickIOError(.corruptImage, "the resampler finished \(finished) of \(outputHeight) rows")
         }
         // The result takes the image's place in this wand.
-        MagickRemoveImage(pointer)
-        try check(MagickAddImage(pointer, result.pointer), fallback: .corruptImage)
+        try check(MagickSetImage(pointer, result.pointer), fallback: .corruptImage)
         return true
     }
 
@@ -183,19 +209,13 @@ extension Wand {
         }
     }
 
-    /// The weighted sum of `count` ring rows from source row `first`, into `target`.
-    private static func filterDown(_ ring: UnsafeMutablePointer<Float>, span: Int, first: Int, count: Int,
-                                   weights: UnsafePointer<Float>, into target: UnsafeMutablePointer<Float>, length: Int) {
-        target.update(repeating: 0, count: length)
-        var tap = 0
-        while tap < count {
-            let source = ring + ((first + tap) % span) * length, w = weights[tap]
-            var i = 0
-            while i < length {
-                target[i] += source[i] * w
-                i += 1
-            }
-            tap += 1
+    /// `target += row * weight`, over `length` floats.
+    private static func addWeighted(_ row: UnsafeMutablePointer<Float>, _ weight: Float, into target: UnsafeMutablePointer<Float>,
+                                    length: Int) {
+        var i = 0
+        while i < length {
+            target[i] += row[i] * weight
+            i += 1
         }
     }
 
