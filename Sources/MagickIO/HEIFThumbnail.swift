@@ -109,9 +109,11 @@ private final class HEIFFile {
     init?(_ bytes: SourceBytes, maxPixelCount: Int) {
         guard let heif = LibHeif.shared, let context = heif.context_alloc() else { return nil }
         self.heif = heif
-        // libheif's own limit is on each side; MagickIO's pixel count is checked per item too.
-        let side = Int(Double(maxPixelCount).squareRoot())
-        heif.context_set_maximum_image_size_limit(context, Int32(clamping: max(side, 1)))
+        // libheif 1.15 applies this limit to each side of every item as it opens the file; MagickIO
+        // never has libheif decode the primary image, and checks each thumbnail item's pixel
+        // count itself, so a side as long as the whole pixel count is no narrower than it must be
+        // (a side limit of its square root would refuse an 8064x6048 photo under 50 MP).
+        heif.context_set_maximum_image_size_limit(context, Int32(clamping: max(maxPixelCount, 1)))
         // Tiles decode on the calling thread: MagickIO's concurrency is its own workers.
         heif.context_set_max_decoding_threads(context, 0)
         cursor = HEIFCursor(bytes)
@@ -150,8 +152,12 @@ private final class HEIFFile {
     static func check(_ error: heif_error, _ doing: String) throws(MagickIOError) {
         guard error.code != heif_error_Ok else { return }
         let reason = error.message.map { String(cString: $0) } ?? "error \(error.code.rawValue)"
-        throw MagickIOError(error.code == heif_error_Memory_allocation_error ? .limitExceeded : .corruptImage,
-                            "\(doing): \(reason) (libheif)")
+        let kind: MagickIOError.Kind = switch error.code {
+        case heif_error_Memory_allocation_error: .limitExceeded
+        case heif_error_Unsupported_feature, heif_error_Unsupported_filetype, heif_error_Plugin_loading_error: .unsupportedFormat
+        default: .corruptImage
+        }
+        throw MagickIOError(kind, "\(doing): \(reason) (libheif)")
     }
 }
 

@@ -80,6 +80,9 @@ struct ThumbnailOptionsTests {
         let items = HEIFThumbnail.all(in: source.bytes, maxPixelCount: source.options.maxPixelCount)
         #expect(items.map { [$0.width, $0.height] } == [[240, 160]])
         #expect(HEIFThumbnail.all(in: source.bytes, maxPixelCount: 240 * 160 - 1).isEmpty, "over the pixel limit")
+        // A pixel limit is not a side limit: 600,000 pixels admit the 240x160 item of a picture
+        // wider (960) than the limit's square root (774).
+        #expect(HEIFThumbnail.all(in: source.bytes, maxPixelCount: 600_000).map(\.width) == [240])
         #expect(HEIFThumbnail.all(in: try Fixture.source("orient-6.heic").bytes, maxPixelCount: 1 << 28).isEmpty)
         #expect(HEIFThumbnail.all(in: try Fixture.source("photo.jpg").bytes, maxPixelCount: 1 << 28).isEmpty)
     }
@@ -146,6 +149,20 @@ struct ThumbnailOptionsTests {
             let kept = try centre(source.thumbnail(maxPixelSize: 32, options: ThumbnailOptions(embedded: embedded, colorProfile: .keep)))
             #expect(abs(Int(kept.r) - 60) < 5 && abs(Int(kept.g) - 180) < 5 && abs(Int(kept.b) - 90) < 5, "\(embedded): \(kept)")
         }
+    }
+
+    @Test("the source's time limit holds on the thumbnail item's path too")
+    func heifItemTimeLimit() throws {
+        let url = Fixture.url("embedded-thumbnail.heic")
+        let hurried = try ImageSource(url: url, options: DecodingOptions(timeLimit: .nanoseconds(1)))
+        do {
+            _ = try hurried.thumbnail(maxPixelSize: 160, options: ThumbnailOptions(embedded: .always))
+            Issue.record("a 1 ns time limit let the thumbnail through")
+        } catch {
+            #expect(error.kind == .cancelled && error.limit?.name == "timeLimit", "\(error)")
+        }
+        let relaxed = try ImageSource(url: url, options: DecodingOptions(timeLimit: .seconds(60)))
+        #expect(try relaxed.thumbnail(maxPixelSize: 160, options: ThumbnailOptions(embedded: .always)).width == 160)
     }
 
     @Test("a HEIC thumbnail item read from a file matches the one read from memory")
