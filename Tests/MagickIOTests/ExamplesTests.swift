@@ -5,7 +5,7 @@ import Testing
 /// End-to-end tests of the `thumbnail` and `imageinfo` executables: the built binaries are run as
 /// child processes on the fixtures, and their exit status, JSON lines and output files checked
 /// (outputs are read back with MagickIO itself).
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct ExamplesTests {
     // MARK: thumbnail: sizes and outputs
 

@@ -5,7 +5,7 @@ import Testing
 @Suite("Stress")
 struct StressTests {
     @Test("16 concurrent tasks x 500 thumbnails: byte-identical to serial, RSS after 5000+ within 10% of after 1000",
-          .timeLimit(.minutes(5)))
+          .timeLimit(.minutes(10)))
     func concurrentThumbnails() throws {
         let fixtures = Fixture.url("photo.jpg").deletingLastPathComponent()
         let run = try runChild(try builtProduct("StressRunner"), [fixtures.path, "16", "500"], timeout: .seconds(280))

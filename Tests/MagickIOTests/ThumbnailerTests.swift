@@ -105,7 +105,7 @@ struct ThumbnailerTests {
         #expect(usage.peak == 80, "two 40-byte jobs fit in 100, three never")
     }
 
-    @Test("leaving the loop stops queued jobs at once; delivered results stay valid", .timeLimit(.minutes(2)))
+    @Test("leaving the loop stops queued jobs at once; delivered results stay valid", .timeLimit(.minutes(10)))
     func cancellation() async throws {
         let opened = Usage()
         let inputs = (0..<40).map { _ in CountingInput(url: twelveMegapixels, opened: opened) }
@@ -124,7 +124,7 @@ struct ThumbnailerTests {
         #expect(try reread.properties(at: 0).pixelWidth == 64)
     }
 
-    @Test("cancelling the consuming task ends the sequence", .timeLimit(.minutes(2)))
+    @Test("cancelling the consuming task ends the sequence", .timeLimit(.minutes(10)))
     func cancellingTheConsumer() async throws {
         let urls = Array(repeating: twelveMegapixels, count: 40)
         let consumer = Task {
