@@ -24,31 +24,23 @@ extension ImageSource {
                 return try wand.finishThumbnail(plan.geometry, stored: plan.stored, orientation: stored.orientation, options: options)
             }
         }
-        guard format == .heic || format == .avif else { return nil }
+        guard format.isHEIF else { return nil }
         let items = HEIFThumbnail.all(in: bytes, maxPixelCount: self.options.maxPixelCount)
         guard let item = options.embedded == .always ? items.last : items.first(where: { serves(width: $0.width, height: $0.height) }),
               item.estimatedBytes <= self.options.memoryBudget else { return nil }
-        // The source's time limit applies as it does to a decode (withDecoded).
-        let interrupt = interrupt ?? self.options.timeLimit.map { Interrupt(timeLimit: $0) }
-        try interrupt?.check()
         do throws(MagickIOError) {
-            return try withExtendedLifetime(interrupt) { () throws(MagickIOError) -> Image in
-                try Wand.withThreadWand { wand throws(MagickIOError) in
-                    try item.decode(into: wand)
-                    try interrupt?.check()
-                    wand.monitor(interrupt)
-                    defer { wand.monitor(nil) }
-                    try copyMetadata(into: wand, for: options)
-                    let geometry = request.geometry(width: item.width, height: item.height, allowUpscale: false)
-                    let image = try wand.finishThumbnail(geometry, stored: geometry.scaled, orientation: .up, options: options)
-                    try interrupt?.check()
-                    return image
-                }
+            // Under the source's time limit, as a decode is (withDecoded).
+            return try withInterruptibleWand(interrupt) { wand, interrupt throws(MagickIOError) in
+                try item.decode(into: wand)
+                try interrupt?.check()
+                wand.monitor(interrupt)  // the image the decode made
+                try copyMetadata(into: wand, for: options)
+                let geometry = request.geometry(width: item.width, height: item.height, allowUpscale: false)
+                return try wand.finishThumbnail(geometry, stored: geometry.scaled, orientation: .up, options: options)
             }
         } catch {
             // A stop is final; an item libheif cannot decode is only a missed shortcut: the
             // picture itself is decoded instead.
-            try interrupt?.check()
             if error.kind == .cancelled { throw error }
             return nil
         }

@@ -39,6 +39,12 @@ public struct ImageFormat: RawRepresentable, Sendable, Hashable, CustomStringCon
         self == .jpeg || self == .tiff || self == .heic || self == .avif
     }
 
+    /// Whether this is a HEIF file (HEIC or AVIF), whose thumbnail items and colour profile
+    /// MagickIO reads through libheif.
+    var isHEIF: Bool {
+        self == .heic || self == .avif
+    }
+
     /// Whether the frames are an animation, drawn one over the other on a canvas.
     var isAnimation: Bool {
         self == .gif || self == .webp

@@ -237,45 +237,49 @@ public struct ImageSource: Sendable {
     func withDecoded<T>(frame index: Int, jpegHint: JPEGScale.Hint? = nil, interrupt: Interrupt? = nil,
                         _ body: (Wand) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
         try checkLimits(frame: index, jpegHint: jpegHint)
+        return try withInterruptibleWand(interrupt) { wand, interrupt throws(MagickIOError) in
+            if let jpegHint, format == .jpeg {
+                MagickSetOption(wand.pointer, "jpeg:size", jpegHint.option)
+            }
+            // A frame of an animation is what a viewer shows at that point: every frame up to
+            // it, composited on the canvas. Pages of a TIFF stand alone.
+            let composites = format.isAnimation && count > 1
+            let range = count == 1 ? nil : composites ? 0...index : index...index
+            try wand.read(bytes, format: format, frames: range, ping: false, acceptsPartial: options.acceptsPartialImages)
+            // ImageMagick returns a stopped JPEG decode as a success with a partial image.
+            try interrupt?.check()
+            guard wand.imageCount == (range?.count ?? 1) else {
+                throw MagickIOError(.corruptImage, "expected \(range?.count ?? 1) frames, the decoder returned \(wand.imageCount)")
+            }
+            if composites {
+                try wand.keepCompositedLastFrame()
+            }
+            if format.isHEIF, wand.profile("icc") == nil,
+               let profile = HEIFThumbnail.primaryProfile(in: bytes, maxPixelCount: options.maxPixelCount) {
+                _ = profile.withUnsafeBytes { MagickSetImageProfile(wand.pointer, "icc", $0.baseAddress, $0.count) }
+            }
+            wand.monitor(interrupt)  // the image the read made
+            return try body(wand)
+        }
+    }
+
+    /// Runs `body` on this thread's wand under `interrupt`, or one made from ``options``'
+    /// time limit: checked before, routed through the wand's progress monitor while `body` runs,
+    /// and checked again after, also when `body` fails, because a step the monitor stopped
+    /// reports a corrupt image or nothing at all: the error then says why it stopped.
+    func withInterruptibleWand<T>(_ interrupt: Interrupt?,
+                                  _ body: (Wand, Interrupt?) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
         let interrupt = interrupt ?? options.timeLimit.map { Interrupt(timeLimit: $0) }
         try interrupt?.check()
         return try withExtendedLifetime(interrupt) { () throws(MagickIOError) -> T in
             try Wand.withThreadWand { wand throws(MagickIOError) in
                 wand.monitor(interrupt)
                 defer { wand.monitor(nil) }
-                if let jpegHint, format == .jpeg {
-                    MagickSetOption(wand.pointer, "jpeg:size", jpegHint.option)
-                }
-                // A frame of an animation is what a viewer shows at that point: every frame up to
-                // it, composited on the canvas. Pages of a TIFF stand alone.
-                let composites = format.isAnimation && count > 1
-                let range = count == 1 ? nil : composites ? 0...index : index...index
                 do throws(MagickIOError) {
-                    try wand.read(bytes, format: format, frames: range, ping: false,
-                                  acceptsPartial: options.acceptsPartialImages)
-                } catch {
-                    // A stopped read reports a corrupt image, or nothing at all: say why it stopped.
-                    try interrupt?.check()
-                    throw error
-                }
-                try interrupt?.check()
-                guard wand.imageCount == (range?.count ?? 1) else {
-                    throw MagickIOError(.corruptImage, "expected \(range?.count ?? 1) frames, the decoder returned \(wand.imageCount)")
-                }
-                if composites {
-                    try wand.keepCompositedLastFrame()
-                }
-                if format == .heic || format == .avif, wand.profile("icc") == nil,
-                   let profile = HEIFThumbnail.primaryProfile(in: bytes, maxPixelCount: options.maxPixelCount) {
-                    _ = profile.withUnsafeBytes { MagickSetImageProfile(wand.pointer, "icc", $0.baseAddress, $0.count) }
-                }
-                wand.monitor(interrupt)  // the image the read made
-                do throws(MagickIOError) {
-                    let result = try body(wand)
+                    let result = try body(wand, interrupt)
                     try interrupt?.check()
                     return result
                 } catch {
-                    // A step the monitor stopped fails without a reason of its own: say why.
                     try interrupt?.check()
                     throw error
                 }
