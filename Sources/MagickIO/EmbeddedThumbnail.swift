@@ -76,7 +76,7 @@ extension ImageSource {
                     // The colour profile is the thumbnail's own business (it describes its pixels).
                     let key = String(cString: name)
                     guard key != "icc", let profile = picture.profile(key) else { continue }
-                    _ = profile.withUnsafeBytes { MagickSetImageProfile(wand.pointer, key, $0.baseAddress, $0.count) }
+                    wand.setProfile(key, profile)
                 }
             }
             if let comment = picture.property("comment") {

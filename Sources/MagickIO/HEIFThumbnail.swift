@@ -89,7 +89,7 @@ struct HEIFThumbnail {
         }
         try wand.check(status, fallback: .corruptImage)
         if let profile = file.iccProfile(handle) ?? file.iccProfile(file.primary) {
-            _ = profile.withUnsafeBytes { MagickSetImageProfile(wand.pointer, "icc", $0.baseAddress, $0.count) }
+            wand.setProfile("icc", profile)
         }
     }
 }

@@ -256,7 +256,7 @@ public struct ImageSource: Sendable {
             }
             if format.isHEIF, wand.profile("icc") == nil,
                let profile = HEIFThumbnail.primaryProfile(in: bytes, maxPixelCount: options.maxPixelCount) {
-                _ = profile.withUnsafeBytes { MagickSetImageProfile(wand.pointer, "icc", $0.baseAddress, $0.count) }
+                wand.setProfile("icc", profile)
             }
             wand.monitor(interrupt)  // the image the read made
             return try body(wand)

@@ -27,7 +27,7 @@ extension Wand {
             if let exif = profile("exif") {
                 let cleaned = EXIF.removingGPS(exif)
                 if cleaned != exif {
-                    _ = cleaned.withUnsafeBytes { MagickSetImageProfile(pointer, "exif", $0.baseAddress, $0.count) }
+                    setProfile("exif", cleaned)
                 }
             }
             if let xmp = profile("xmp"), String(decoding: xmp, as: UTF8.self).contains("GPS") {
@@ -42,5 +42,10 @@ extension Wand {
         guard let bytes = MagickGetImageProfile(pointer, name, &length), length > 0 else { return nil }
         defer { MagickRelinquishMemory(bytes) }
         return Array(UnsafeBufferPointer(start: bytes, count: length))
+    }
+
+    /// Sets the current image's profile `name` to `bytes` (a failure leaves the image as it was).
+    func setProfile(_ name: String, _ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { MagickSetImageProfile(pointer, name, $0.baseAddress, $0.count) }
     }
 }

@@ -211,7 +211,7 @@ extension Wand {
         }
         try apply(options.metadata)
         if options.colorProfile == .keep, options.metadata == .stripAll, let embeddedProfile {
-            _ = embeddedProfile.withUnsafeBytes { MagickSetImageProfile(pointer, "icc", $0.baseAddress, $0.count) }
+            setProfile("icc", embeddedProfile)
         }
         try check(MagickSetImageDepth(pointer, 8), fallback: .corruptImage)
     }
