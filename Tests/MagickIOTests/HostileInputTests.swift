@@ -62,7 +62,9 @@ struct HostileInputTests {
                     #expect(kind == .limitExceeded || kind == .corruptImage, "\(item.name): \(kind) \(outcome.detail)")
                 }
             }
-            #expect(elapsed < .seconds(1), "\(item.name) took \(elapsed)")
+            // A wall-clock bound, kept to the plain run as the RSS bounds are: under a sanitizer
+            // this 1 ms refusal once waited 1.4 s for a core among the parallel tests.
+            #expect(elapsed < .seconds(1) || runningUnderSanitizer, "\(item.name) took \(elapsed)")
             lines.append("\(item.name): \(outcome.label) [\(outcome.detail.prefix(110))]")
         }
         print("HostileInput lying headers:\n  " + lines.joined(separator: "\n  "))
