@@ -72,6 +72,8 @@ extension ImageFormat {
         if starts(with: Array("GIF87a".utf8)) || starts(with: Array("GIF89a".utf8)) { return .gif }
         if starts(with: Array("RIFF".utf8)) && starts(with: Array("WEBP".utf8), at: 8) { return .webp }
         if starts(with: [0x49, 0x49, 0x2A, 0x00]) || starts(with: [0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
+        // BigTIFF (version 43): libtiff reads it through the same TIFF coder.
+        if starts(with: [0x49, 0x49, 0x2B, 0x00]) || starts(with: [0x4D, 0x4D, 0x00, 0x2B]) { return .tiff }
         if starts(with: Array("BM".utf8)) && head.count >= 18 { return .bmp }
         if starts(with: Array("ftyp".utf8), at: 4) { return sniffISOBrand(bytes) }
         return nil

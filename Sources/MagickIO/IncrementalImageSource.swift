@@ -67,8 +67,8 @@ public final class IncrementalImageSource: Sendable {
     /// The options the image is opened and decoded with (``source`` has them too).
     ///
     /// ```swift
-    /// let incremental = IncrementalImageSource(options: DecodingOptions(acceptsPartialImages: true))
-    /// incremental.options.acceptsPartialImages   // true
+    /// let incremental = IncrementalImageSource(options: DecodingOptions(strictness: .acceptPartial))
+    /// incremental.options.strictness   // .acceptPartial
     /// ```
     public let options: DecodingOptions
 
@@ -382,7 +382,7 @@ private enum HeaderPoint {
     case unknown
 
     static func locate(in data: Data, format: ImageFormat) -> HeaderPoint {
-        let bytes = ByteReader(data: data)
+        let bytes = DataReader(data: data)
         switch format {
         case .jpeg: return jpeg(bytes)
         case .png: return png(bytes)
@@ -398,39 +398,28 @@ private enum HeaderPoint {
     /// At the end of the first SOF segment. libjpeg's `jpeg_read_header` returns only at a scan
     /// header, so the ping gets the bytes up to the SOF, a scan header naming the frame's
     /// components (no entropy-coded data) and EOI.
-    private static func jpeg(_ bytes: ByteReader) -> HeaderPoint {
-        var offset = 2
-        while true {
-            guard let marker = bytes.u8(at: offset), let code = bytes.u8(at: offset + 1) else { return .notYet }
-            guard marker == 0xFF else { return .unknown }
-            if code == 0xFF { offset += 1; continue }  // fill byte
-            if code == 0xD8 || code == 0x01 || (0xD0...0xD7).contains(code) { offset += 2; continue }
-            if code == 0xDA || code == 0xD9 { return .unknown }  // a scan or the end before any frame header
-            guard let length = bytes.u16be(at: offset + 2) else { return .notYet }
-            guard length >= 2 else { return .unknown }
-            let end = offset + 2 + length
-            guard (0xC0...0xCF).contains(code), code != 0xC4, code != 0xC8, code != 0xCC else {
-                offset = end
-                continue
-            }
-            guard end <= bytes.count else { return .notYet }
-            // SOF: precision, height, width, component count, then (id, sampling, table) each.
-            guard let components = bytes.u8(at: offset + 9), (1...4).contains(components),
-                  length >= 8 + 3 * Int(components),
-                  let specs = bytes.slice(at: offset + 10, 3 * Int(components)) else { return .unknown }
-            var image = Data(bytes.data.prefix(end))
+    private static func jpeg(_ bytes: DataReader) -> HeaderPoint {
+        var reader = ByteReader(.memory(bytes.data))
+        switch JPEGSegments.frame(in: &reader) {
+        case .failure(.truncated):
+            return .notYet
+        case .failure:
+            return .unknown
+        case .success(let frame):
+            guard (1...4).contains(frame.componentIDs.count) else { return .unknown }
+            let components = UInt8(frame.componentIDs.count)
+            var image = Data(bytes.data.prefix(frame.segmentEnd))
             image.append(contentsOf: [0xFF, 0xDA, 0x00, 6 + 2 * components, components])
-            for id in specs.enumerated().filter({ $0.offset % 3 == 0 }).map(\.element) {
+            for id in frame.componentIDs {
                 image.append(contentsOf: [id, 0x00])  // component id, Huffman tables 0/0
             }
-            let progressive = [0xC2, 0xC6, 0xCA, 0xCE].contains(code)
-            image.append(contentsOf: [0x00, progressive ? 0x00 : 0x3F, 0x00, 0xFF, 0xD9])
+            image.append(contentsOf: [0x00, frame.isProgressive ? 0x00 : 0x3F, 0x00, 0xFF, 0xD9])
             return .reached(image)
         }
     }
 
     /// When the first `IDAT` chunk's length and type are in: `png_read_info` stops there.
-    private static func png(_ bytes: ByteReader) -> HeaderPoint {
+    private static func png(_ bytes: DataReader) -> HeaderPoint {
         var offset = 8
         while true {
             guard let length = bytes.u32be(at: offset), let type = bytes.slice(at: offset + 4, 4) else { return .notYet }
@@ -444,7 +433,7 @@ private enum HeaderPoint {
     /// to are in: what libtiff's `TIFFReadDirectory` and ImageMagick's ping read. The ping gets
     /// those bytes with IFD0's link to the next page cut, so that later pages still on their way
     /// do not fail it.
-    private static func tiff(_ bytes: ByteReader) -> HeaderPoint {
+    private static func tiff(_ bytes: DataReader) -> HeaderPoint {
         guard let order = bytes.u8(at: 0), let version = bytes.slice(at: 2, 2), let first = bytes.slice(at: 4, 4) else {
             return .notYet
         }
@@ -506,7 +495,7 @@ private struct GIFWalk {
     }
 
     mutating func advance(over data: Data) {
-        let bytes = ByteReader(data: data)
+        let bytes = DataReader(data: data)
         if offset == 0 {
             // Header and logical screen (13 bytes), then the global colour table.
             guard let flags = bytes.u8(at: 10) else { return }
@@ -548,7 +537,7 @@ private struct GIFWalk {
 }
 
 /// Bounds-checked reads at offsets from the start of the data.
-private struct ByteReader {
+private struct DataReader {
     let data: Data
     var count: Int { data.count }
 

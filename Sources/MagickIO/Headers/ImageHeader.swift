@@ -16,6 +16,12 @@ struct ImageHeader: Sendable, Hashable {
     /// JPEG: coded samples per pixel over all components, after chroma subsampling (3 for 4:4:4,
     /// 1.5 for 4:2:0): what the coefficient buffer of a progressive decode scales with.
     var samplesPerPixel: Double = 3
+    /// PNG: Adam7 interlacing, for which libpng holds the whole image while decoding.
+    var isInterlaced = false
+    /// PNG: where a text chunk holding EXIF as a "Raw profile type exif" lies (the whole chunk).
+    var rawEXIFChunk: Range<Int>?
+    /// TIFF: whether each page (in IFD order, as far as the chain could be walked) has alpha.
+    var pageAlpha: [Bool] = []
     /// The EXIF orientation, when the header carries one.
     var orientation: Orientation?
     /// JPEG: where the EXIF data (its TIFF structure) lies in the file.
@@ -29,91 +35,55 @@ struct ImageHeader: Sendable, Hashable {
         return width > limits.width || height > limits.height || width.saturatingTimes(height) > limits.area
     }
 
-    /// The header of `bytes`, or nil when it cannot be parsed (ImageMagick's ping then decides).
+    /// The header of `bytes`, or nil when it cannot be parsed (ImageMagick's ping then decides,
+    /// and the cost model assumes the costliest case for the format).
     static func parse(_ bytes: SourceBytes, format: ImageFormat) -> ImageHeader? {
-        let reader = HeaderReader(source: bytes)
+        var reader = ByteReader(bytes)
         let header: ImageHeader?
         switch format {
-        case .jpeg: header = parseJPEG(reader)
-        case .png: header = parsePNG(reader)
-        case .gif: header = parseGIF(reader)
-        case .webp: header = parseWebP(reader)
-        case .heic, .avif: header = parseISOBMFF(reader)
+        case .jpeg: header = parseJPEG(&reader)
+        case .png: header = parsePNG(&reader)
+        case .gif: header = parseGIF(&reader)
+        case .webp: header = parseWebP(&reader)
+        case .tiff: header = TIFFHeader.parse(&reader)
+        case .heic, .avif: header = parseISOBMFF(&reader)
         default: header = nil
         }
         guard let header, header.width > 0, header.height > 0 else { return nil }
         return header
     }
 
-    private static func parseJPEG(_ reader: HeaderReader) -> ImageHeader? {
-        var offset = 2
+    private static func parseJPEG(_ reader: inout ByteReader) -> ImageHeader? {
         var orientation: Orientation?
         var exifRange: Range<Int>?
-        // Walk the marker segments up to the first frame header; no entropy-coded data before it.
-        for _ in 0..<512 {
-            guard let marker = reader.bytes(at: offset, 4), marker[0] == 0xFF else { return nil }
-            let code = marker[1]
-            if code == 0xFF { offset += 1; continue }  // fill byte
-            if code == 0xD8 || (0xD0...0xD7).contains(code) || code == 0x01 { offset += 2; continue }
-            let length = Int(marker[2]) << 8 | Int(marker[3])
-            guard length >= 2 else { return nil }
-            switch code {
-            case 0xC0...0xCF where code != 0xC4 && code != 0xC8 && code != 0xCC:
-                guard let sof = reader.bytes(at: offset + 4, 6) else { return nil }
-                let height = Int(sof[1]) << 8 | Int(sof[2])
-                let width = Int(sof[3]) << 8 | Int(sof[4])
-                let components = Int(sof[5])
-                var header = ImageHeader(
-                    width: width, height: height, components: components, bitDepth: Int(sof[0]),
-                    isProgressive: [0xC2, 0xC6, 0xCA, 0xCE].contains(code), orientation: orientation)
-                header.samplesPerPixel = Double(components)
-                header.exifRange = exifRange
-                if components > 0, let specs = reader.bytes(at: offset + 10, components * 3) {
-                    header.samplesPerPixel = codedSamplesPerPixel(specs, components: components)
-                }
-                return header
-            case 0xE1 where exifRange == nil:
-                orientation = exifOrientation(reader, segment: offset + 4, length: length - 2)
-                if length > 8, orientation != nil || reader.bytes(at: offset + 4, 6) == Array("Exif\0\0".utf8) {
-                    exifRange = (offset + 10)..<(offset + 2 + length)
-                }
-            case 0xDA, 0xD9:
-                return nil  // scan or end before any frame header
-            default:
-                break
+        let walk = JPEGSegments.frame(in: &reader) { reader, segment in
+            guard segment.code == 0xE1, exifRange == nil, segment.payload.count > 6,
+                  reader.bytes(at: segment.payload.lowerBound, 6) == Array("Exif\0\0".utf8) else { return }
+            exifRange = (segment.payload.lowerBound + 6)..<segment.payload.upperBound
+            if let exif = reader.bytes(at: segment.payload.lowerBound, min(segment.payload.count, 1 << 16)) {
+                orientation = EXIF.orientation(exif)
             }
-            offset += 2 + length
         }
-        return nil
+        guard case .success(let frame) = walk else { return nil }
+        var header = ImageHeader(
+            width: frame.width, height: frame.height, components: frame.sampling.count, bitDepth: frame.precision,
+            isProgressive: frame.isProgressive, orientation: orientation)
+        header.samplesPerPixel = codedSamplesPerPixel(frame.sampling)
+        header.exifRange = exifRange
+        return header
     }
 
-    /// Sum of each component's sampling area over the largest: the SOF component specs are
-    /// (id, H << 4 | V, table) triples.
-    private static func codedSamplesPerPixel(_ specs: [UInt8], components: Int) -> Double {
-        var horizontal: [Int] = [], vertical: [Int] = []
-        for index in 0..<components {
-            horizontal.append(Int(specs[index * 3 + 1] >> 4))
-            vertical.append(Int(specs[index * 3 + 1] & 0x0F))
-        }
-        let most = (horizontal.max() ?? 1) * (vertical.max() ?? 1)
-        guard most > 0 else { return Double(components) }
-        var area = 0
-        for index in 0..<components {
-            area += horizontal[index] * vertical[index]
-        }
+    /// Sum of each component's sampling area over the largest.
+    private static func codedSamplesPerPixel(_ sampling: [(horizontal: Int, vertical: Int)]) -> Double {
+        let most = (sampling.map(\.horizontal).max() ?? 1) * (sampling.map(\.vertical).max() ?? 1)
+        guard most > 0 else { return Double(sampling.count) }
+        let area = sampling.reduce(0) { $0 + $1.horizontal * $1.vertical }
         return Double(area) / Double(most)
     }
 
-    /// The Orientation tag (0x0112) of IFD0 in an APP1 `Exif\0\0` segment.
-    private static func exifOrientation(_ reader: HeaderReader, segment: Int, length: Int) -> Orientation? {
-        guard length > 14, let exif = reader.bytes(at: segment, min(length, 1 << 16)),
-              exif.starts(with: Array("Exif\0\0".utf8)) else { return nil }
-        return EXIF.orientation(exif)
-    }
-
-    private static func parsePNG(_ reader: HeaderReader) -> ImageHeader? {
+    private static func parsePNG(_ reader: inout ByteReader) -> ImageHeader? {
         guard let ihdr = reader.bytes(at: 8, 25), ihdr[4...7].elementsEqual("IHDR".utf8) else { return nil }
-        let width = reader.u32be(ihdr, 8), height = reader.u32be(ihdr, 12)
+        let width = u32be(ihdr, 8), height = u32be(ihdr, 12)
         let colourType = ihdr[17]
         let components = [0: 1, 2: 3, 3: 3, 4: 2, 6: 4][Int(colourType)] ?? 4
         var hasAlpha = colourType == 4 || colourType == 6
@@ -122,9 +92,10 @@ struct ImageHeader: Sendable, Hashable {
         // data, so the walk goes on to IEND.
         var offset = 33
         var orientation: Orientation?
+        var rawEXIFChunk: Range<Int>?
         for _ in 0..<100_000 {
             guard let chunk = reader.bytes(at: offset, 8) else { break }
-            let length = reader.u32be(chunk, 0)
+            let length = u32be(chunk, 0)
             let type = String(decoding: chunk[4..<8], as: UTF8.self)
             if type != "IDAT", length >= 1 << 20, length > reader.source.count - offset - 12 {
                 // A metadata chunk claiming megabytes more than the file has: libpng would allocate
@@ -135,6 +106,12 @@ struct ImageHeader: Sendable, Hashable {
             }
             switch type {
             case "tRNS": hasAlpha = true
+            case "tEXt", "zTXt", "iTXt":
+                // ImageMagick's (and exiftool's older) way to store EXIF in a PNG.
+                if rawEXIFChunk == nil, length <= PNGRawProfile.maximumChunk, let keyword = reader.bytes(at: offset + 8, min(length, 22)),
+                   PNGRawProfile.keywords.contains(where: { keyword.starts(with: Array($0.utf8) + [0]) }) {
+                    rawEXIFChunk = offset..<(offset + 12 + length)
+                }
             case "eXIf" where orientation == nil:
                 orientation = reader.bytes(at: offset + 8, min(length, 1 << 16)).flatMap(EXIF.orientation)
             default: break
@@ -142,18 +119,21 @@ struct ImageHeader: Sendable, Hashable {
             if chunk[4...7].elementsEqual("IEND".utf8) { break }
             offset = offset.saturatingPlus(12).saturatingPlus(length)
         }
-        return ImageHeader(
+        var header = ImageHeader(
             width: width, height: height, components: components, hasAlpha: hasAlpha, bitDepth: Int(ihdr[16]),
             orientation: orientation)
+        header.isInterlaced = ihdr[20] == 1
+        header.rawEXIFChunk = rawEXIFChunk
+        return header
     }
 
-    private static func parseGIF(_ reader: HeaderReader) -> ImageHeader? {
+    private static func parseGIF(_ reader: inout ByteReader) -> ImageHeader? {
         guard let screen = reader.bytes(at: 6, 4) else { return nil }
         return ImageHeader(width: Int(screen[0]) | Int(screen[1]) << 8, height: Int(screen[2]) | Int(screen[3]) << 8)
     }
 
-    private static func parseWebP(_ reader: HeaderReader) -> ImageHeader? {
-        guard var header = parseWebPBitstream(reader) else { return nil }
+    private static func parseWebP(_ reader: inout ByteReader) -> ImageHeader? {
+        guard var header = parseWebPBitstream(&reader) else { return nil }
         // An extended file's EXIF chunk comes after the image data: walk the chunk headers to it.
         var offset = 12
         for _ in 0..<10_000 {
@@ -168,7 +148,7 @@ struct ImageHeader: Sendable, Hashable {
         return header
     }
 
-    private static func parseWebPBitstream(_ reader: HeaderReader) -> ImageHeader? {
+    private static func parseWebPBitstream(_ reader: inout ByteReader) -> ImageHeader? {
         guard let chunk = reader.bytes(at: 12, 18) else { return nil }
         let kind = String(decoding: chunk[0..<4], as: UTF8.self)
         func u24(_ i: Int) -> Int { Int(chunk[i]) | Int(chunk[i + 1]) << 8 | Int(chunk[i + 2]) << 16 }
@@ -191,7 +171,7 @@ struct ImageHeader: Sendable, Hashable {
 
     /// HEIF: the image spatial extent (`ispe`) of the primary item (`pitm`), found through the
     /// item property associations (`ipma`); a grid image's tiles carry extents of their own.
-    private static func parseISOBMFF(_ reader: HeaderReader) -> ImageHeader? {
+    private static func parseISOBMFF(_ reader: inout ByteReader) -> ImageHeader? {
         var primary: Int?
         var properties: [(type: String, offset: Int, size: Int)] = []
         var associations: [Int: [Int]] = [:]
@@ -200,11 +180,11 @@ struct ImageHeader: Sendable, Hashable {
             var offset = start
             while offset + 8 <= end, depth < 6 {
                 guard let box = reader.bytes(at: offset, 8) else { return }
-                var size = reader.u32be(box, 0)
+                var size = u32be(box, 0)
                 let type = String(decoding: box[4..<8], as: UTF8.self)
                 var headerSize = 8
                 if size == 1, let large = reader.bytes(at: offset + 8, 8) {
-                    size = reader.u32be(large, 0) << 32 | reader.u32be(large, 4)
+                    size = u32be(large, 0) << 32 | u32be(large, 4)
                     headerSize = 16
                 } else if size == 0 {
                     size = end - offset
@@ -217,14 +197,14 @@ struct ImageHeader: Sendable, Hashable {
                 case "ipco":
                     var child = body
                     while child + 8 <= offset + size, let head = reader.bytes(at: child, 8) {
-                        let childSize = reader.u32be(head, 0)
+                        let childSize = u32be(head, 0)
                         guard childSize >= 8 else { break }
                         properties.append((String(decoding: head[4..<8], as: UTF8.self), child, childSize))
                         child += childSize
                     }
                 case "pitm":
                     if let head = reader.bytes(at: body, 8) {
-                        primary = head[0] == 0 ? Int(head[4]) << 8 | Int(head[5]) : reader.u32be(head, 4)
+                        primary = head[0] == 0 ? Int(head[4]) << 8 | Int(head[5]) : u32be(head, 4)
                     }
                 case "ipma":
                     if let ipma = reader.bytes(at: body, min(size - headerSize, 1 << 16)) {
@@ -237,11 +217,11 @@ struct ImageHeader: Sendable, Hashable {
                 offset += size
             }
         }
-        walk(0, min(reader.source.count, 1 << 20), depth: 0)
+        walk(0, min(reader.count, 1 << 20), depth: 0)
 
         let extents = properties.enumerated().compactMap { index, property -> (index: Int, width: Int, height: Int)? in
             guard property.type == "ispe", let extent = reader.bytes(at: property.offset + 12, 8) else { return nil }
-            return (index + 1, reader.u32be(extent, 0), reader.u32be(extent, 4))
+            return (index + 1, u32be(extent, 0), u32be(extent, 4))
         }
         let chosen = primary.flatMap { associations[$0] }.flatMap { indices in
             extents.first { indices.contains($0.index) }
@@ -273,18 +253,9 @@ struct ImageHeader: Sendable, Hashable {
     }
 }
 
-/// Bounds-checked random access to a source's first bytes.
-private struct HeaderReader {
-    let source: SourceBytes
-
-    func bytes(at offset: Int, _ length: Int) -> [UInt8]? {
-        let got = source.read(at: offset, length: length)
-        return got.count == length ? got : nil
-    }
-
-    func u32be(_ array: [UInt8], _ i: Int) -> Int {
-        Int(array[i]) << 24 | Int(array[i + 1]) << 16 | Int(array[i + 2]) << 8 | Int(array[i + 3])
-    }
+/// A big-endian 32-bit value in `array` at `i` (the caller has checked the bounds).
+func u32be(_ array: [UInt8], _ i: Int) -> Int {
+    Int(array[i]) << 24 | Int(array[i + 1]) << 16 | Int(array[i + 2]) << 8 | Int(array[i + 3])
 }
 
 extension Int {

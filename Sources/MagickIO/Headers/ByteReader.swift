@@ -1,0 +1,61 @@
+/// Bounds-checked reads of a source's bytes through a small window, so that a walk over many
+/// small structures (JPEG fill bytes, PNG chunk headers) costs one `pread` per 64 KiB, not one per
+/// structure. Every read past the end answers nil: a header walk never traps on hostile lengths.
+struct ByteReader {
+    let source: SourceBytes
+    private var window: [UInt8] = []
+    private var windowStart = 0
+    private static let windowSize = 1 << 16
+
+    init(_ source: SourceBytes) {
+        self.source = source
+    }
+
+    /// The number of bytes.
+    var count: Int { source.count }
+
+    /// The byte at `offset`, or nil past the end.
+    mutating func u8(at offset: Int) -> UInt8? {
+        guard offset >= 0, offset < count else { return nil }
+        if offset < windowStart || offset >= windowStart + window.count {
+            windowStart = offset
+            window = source.read(at: offset, length: Self.windowSize)
+            guard !window.isEmpty else { return nil }
+        }
+        return window[offset - windowStart]
+    }
+
+    /// `length` bytes from `offset`, or nil when the source ends first.
+    mutating func bytes(at offset: Int, _ length: Int) -> [UInt8]? {
+        guard offset >= 0, length >= 0, length <= count, offset <= count - length else { return nil }
+        if offset >= windowStart, offset + length <= windowStart + window.count {
+            return Array(window[(offset - windowStart)..<(offset - windowStart + length)])
+        }
+        if length > Self.windowSize / 2 {
+            let got = source.read(at: offset, length: length)
+            return got.count == length ? got : nil
+        }
+        windowStart = offset
+        window = source.read(at: offset, length: Self.windowSize)
+        guard window.count >= length else { return nil }
+        return Array(window[0..<length])
+    }
+
+    /// A big-endian 16-bit value at `offset`.
+    mutating func u16be(at offset: Int) -> Int? {
+        guard let high = u8(at: offset), let low = u8(at: offset + 1) else { return nil }
+        return Int(high) << 8 | Int(low)
+    }
+
+    /// A big-endian 32-bit value at `offset`.
+    mutating func u32be(at offset: Int) -> Int? {
+        guard let high = u16be(at: offset), let low = u16be(at: offset + 2) else { return nil }
+        return high << 16 | low
+    }
+
+    /// A little-endian 32-bit value at `offset`.
+    mutating func u32le(at offset: Int) -> Int? {
+        guard let bytes = bytes(at: offset, 4) else { return nil }
+        return Int(bytes[0]) | Int(bytes[1]) << 8 | Int(bytes[2]) << 16 | Int(bytes[3]) << 24
+    }
+}

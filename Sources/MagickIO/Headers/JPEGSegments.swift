@@ -1,0 +1,112 @@
+/// The marker segments of a JPEG up to its first frame header, walked the way libjpeg reads them
+/// (`next_marker` in jdmarker.c): bytes that are not a marker are skipped until the next 0xFF (a
+/// "extraneous bytes" warning, not an error), any number of 0xFF fill bytes may precede a marker
+/// code, and any number of segments may come before the frame header. The walk is bounded by the
+/// source's bytes, never by a count of steps, so a header libjpeg reads is a header MagickIO reads.
+enum JPEGSegments {
+    /// A frame header (SOFn).
+    struct Frame: Sendable, Hashable {
+        /// The SOF marker code (0xC0 baseline, 0xC2 progressive, ...).
+        var code: UInt8
+        var precision: Int
+        var width: Int
+        var height: Int
+        /// Each component's horizontal and vertical sampling factors.
+        var sampling: [(horizontal: Int, vertical: Int)]
+        /// Each component's identifier.
+        var componentIDs: [UInt8]
+        /// Where the frame header segment ends in the data.
+        var segmentEnd: Int
+
+        /// Progressive or lossless-progressive: libjpeg keeps every coefficient of the image.
+        var isProgressive: Bool { [0xC2, 0xC6, 0xCA, 0xCE].contains(code) }
+
+        static func == (a: Frame, b: Frame) -> Bool {
+            a.code == b.code && a.precision == b.precision && a.width == b.width && a.height == b.height
+                && a.sampling.map(\.horizontal) == b.sampling.map(\.horizontal)
+                && a.sampling.map(\.vertical) == b.sampling.map(\.vertical)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(code)
+            hasher.combine(width)
+            hasher.combine(height)
+        }
+    }
+
+    /// A segment with a length: its marker code and where its payload (after the length) lies.
+    struct Segment {
+        var code: UInt8
+        var payload: Range<Int>
+    }
+
+    /// Why the walk found no frame header.
+    enum Failure: Error, Equatable {
+        /// The data does not start with SOI.
+        case notJPEG
+        /// A scan or the end of the image came before any frame header (libjpeg refuses it too).
+        case noFrameHeader
+        /// The source ended before the frame header (a partial file: the decoder decides).
+        case truncated
+        /// A segment length below 2, or a frame header too short for its components.
+        case malformed
+    }
+
+    /// Walks from SOI to the first frame header, handing every segment before it to `visit`.
+    static func frame(in reader: inout ByteReader, visit: (inout ByteReader, Segment) -> Void = { _, _ in })
+        -> Result<Frame, Failure> {
+        guard reader.u8(at: 0) == 0xFF, reader.u8(at: 1) == 0xD8 else { return .failure(.notJPEG) }
+        var offset = 2
+        while true {
+            // next_marker: skip to a 0xFF, then past fill bytes; FF 00 is data, not a marker.
+            var code: UInt8 = 0
+            repeat {
+                while true {
+                    guard let byte = reader.u8(at: offset) else { return .failure(.truncated) }
+                    offset += 1
+                    if byte == 0xFF { break }
+                }
+                while true {
+                    guard let byte = reader.u8(at: offset) else { return .failure(.truncated) }
+                    offset += 1
+                    code = byte
+                    if byte != 0xFF { break }
+                }
+            } while code == 0x00
+            switch code {
+            case 0xD8, 0xD0...0xD7, 0x01:
+                continue  // no length
+            case 0xD9, 0xDA:
+                return .failure(.noFrameHeader)
+            default:
+                break
+            }
+            guard let length = reader.u16be(at: offset) else { return .failure(.truncated) }
+            guard length >= 2 else { return .failure(.malformed) }
+            let payload = (offset + 2)..<(offset + length)
+            if (0xC0...0xCF).contains(code), code != 0xC4, code != 0xC8, code != 0xCC {
+                return frameHeader(code: code, payload: payload, reader: &reader)
+            }
+            visit(&reader, Segment(code: code, payload: payload))
+            offset += length
+        }
+    }
+
+    private static func frameHeader(code: UInt8, payload: Range<Int>, reader: inout ByteReader) -> Result<Frame, Failure> {
+        guard payload.count >= 6, let head = reader.bytes(at: payload.lowerBound, 6) else { return .failure(.truncated) }
+        let components = Int(head[5])
+        guard components > 0, payload.count >= 6 + 3 * components else { return .failure(.malformed) }
+        guard let specs = reader.bytes(at: payload.lowerBound + 6, 3 * components) else { return .failure(.truncated) }
+        var sampling: [(horizontal: Int, vertical: Int)] = []
+        var ids: [UInt8] = []
+        for component in 0..<components {
+            let factors = specs[component * 3 + 1]
+            sampling.append((horizontal: Int(factors >> 4), vertical: Int(factors & 0x0F)))
+            ids.append(specs[component * 3])
+        }
+        let width = Int(head[3]) << 8 | Int(head[4])
+        let height = Int(head[1]) << 8 | Int(head[2])
+        return .success(Frame(code: code, precision: Int(head[0]), width: width, height: height, sampling: sampling,
+                              componentIDs: ids, segmentEnd: payload.upperBound))
+    }
+}
