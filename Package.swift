@@ -66,6 +66,12 @@ let package = Package(
             dependencies: ["MagickIO"],
             path: "Tests/StressRunner"
         ),
+        // The cost model's calibration probe, run by CostModelTests in a process of its own.
+        .executableTarget(
+            name: "DecodeProbe",
+            dependencies: ["MagickIO"],
+            path: "Tests/DecodeProbe"
+        ),
         .testTarget(
             name: "MagickIOTests",
             dependencies: ["MagickIO", "CTestCodecs"],

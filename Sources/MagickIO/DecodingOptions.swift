@@ -1,6 +1,6 @@
 /// How an ``ImageSource`` decodes: the limits checked from the header alone, before any pixel is
 /// decoded (MagickIO's guard against decompression bombs: a small file that claims a huge image),
-/// a time limit, and whether a damaged image may come back partial.
+/// a time limit, and how strict the decoders are about damage.
 ///
 /// ```swift
 /// let source = try ImageSource(url: upload, options: DecodingOptions(maxPixelCount: 50_000_000))
@@ -25,47 +25,23 @@ public struct DecodingOptions: Sendable, Hashable {
     /// ``MagickIOError/limit``. Default: none. Unlike ImageMagick's own time limit, which MagickIO
     /// never sets because it ends the process, this one stops only the call it belongs to.
     public var timeLimit: Duration?
-    /// Whether an image ImageMagick decodes with only a warning (a truncated JPEG: the missing rows
-    /// come back grey) is returned rather than refused with ``MagickIOError/Kind/corruptImage``.
-    /// Default: false. A decode that fails outright still throws.
-    public var acceptsPartialImages: Bool
+    /// What a decoder's warnings may cost: whether a damaged image is refused
+    /// (``Strictness/refuseDamage``, the default), any warning is (``Strictness/refuseWarnings``), or
+    /// whatever the decoder produced comes back (``Strictness/acceptPartial``). A decode that fails
+    /// outright throws whatever this says; the warnings of an image that comes back are in
+    /// ``Image/warnings``.
+    public var strictness: Strictness
 
     public init(maxPixelCount: Int = 268_402_689, memoryBudget: Int = 256 << 20, timeLimit: Duration? = nil,
-                acceptsPartialImages: Bool = false) {
+                strictness: Strictness = .refuseDamage) {
         self.maxPixelCount = maxPixelCount
         self.memoryBudget = memoryBudget
         self.timeLimit = timeLimit
-        self.acceptsPartialImages = acceptsPartialImages
+        self.strictness = strictness
     }
 
     /// The defaults.
     public static let `default` = DecodingOptions()
-}
-
-/// What a decode will cost, computed from the header before it runs.
-struct DecodeEstimate: Sendable, Hashable {
-    /// The size the decoder will produce (after JPEG shrink-on-load).
-    var width: Int
-    var height: Int
-    /// Bytes the decode needs at its peak.
-    var bytes: Int
-
-    /// The estimate for decoding `header`, at `jpegHint` if given.
-    init(header: ImageHeader, format: ImageFormat, jpegHint: JPEGScale.Hint?) {
-        var size = (width: header.width, height: header.height)
-        if format == .jpeg, let jpegHint {
-            size = JPEGScale.decodedSize(width: header.width, height: header.height, hint: jpegHint)
-        }
-        let bytesPerPixel = header.components >= 4 && !header.hasAlpha ? 10 : 8
-        var bytes = size.width.saturatingTimes(size.height).saturatingTimes(bytesPerPixel)
-        if format == .jpeg, header.isProgressive {
-            let coefficients = Double(header.width) * Double(header.height) * header.samplesPerPixel * 2
-            bytes = bytes.saturatingPlus(coefficients < Double(Int.max) ? Int(coefficients) : .max)
-        }
-        width = size.width
-        height = size.height
-        self.bytes = bytes
-    }
 }
 
 /// libjpeg's DCT scaling as ImageMagick 6 drives it through the `jpeg:size` option.
@@ -112,5 +88,21 @@ enum JPEGScale {
         guard denominator >= 2 else { return (width, height) }
         let k = (8 + denominator - 1) / denominator
         return (width / 8 * k + ((width % 8) * k + 7) / 8, height / 8 * k + ((height % 8) * k + 7) / 8)
+    }
+}
+
+extension ImageSource {
+    /// The cost model's prediction for decoding frame `index` whole, in bytes: what the guard
+    /// compares with ``DecodingOptions/memoryBudget``. For the calibration probe.
+    @_spi(Calibration)
+    public func estimatedDecodeBytes(at index: Int) -> Int {
+        estimate(frame: index).bytes
+    }
+
+    /// The prediction for the decode of a `maxPixelSize` thumbnail of frame 0 (JPEG shrink-on-load
+    /// included). For the calibration probe.
+    @_spi(Calibration)
+    public func estimatedThumbnailBytes(maxPixelSize: Int) throws(MagickIOError) -> Int {
+        thumbnailEstimate(try thumbnailPlan(.maxPixelSize(maxPixelSize), at: 0, allowUpscale: false), at: 0)
     }
 }

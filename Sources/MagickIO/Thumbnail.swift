@@ -51,8 +51,9 @@ extension ImageSource {
             return thumbnail
         }
         let plan = try thumbnailPlan(request, at: index, allowUpscale: allowUpscale)
-        return try withDecoded(frame: index, jpegHint: plan.hint, interrupt: interrupt) { wand throws(MagickIOError) in
-            try wand.finishThumbnail(plan.geometry, stored: plan.stored, orientation: frames[index].orientation, options: options)
+        return try withDecoded(frame: index, jpegHint: plan.hint, interrupt: interrupt) { wand, warnings throws(MagickIOError) in
+            try wand.finishThumbnail(plan.geometry, stored: plan.stored, orientation: frames[index].orientation, options: options,
+                                     warnings: warnings)
         }
     }
 }
@@ -62,7 +63,7 @@ extension Wand {
     /// in the stored axes; ``Resampler`` for RGB, `MagickResizeImage` with ImageMagick's Lanczos
     /// for the rest), turn upright, crop, normalise; the result is a new image.
     func finishThumbnail(_ geometry: ThumbnailGeometry, stored: (width: Int, height: Int), orientation: Orientation,
-                         options: ThumbnailOptions) throws(MagickIOError) -> Image {
+                         options: ThumbnailOptions, warnings: [DecoderWarning] = []) throws(MagickIOError) -> Image {
         if width != stored.width || height != stored.height,
            try !resample(toWidth: stored.width, height: stored.height) {
             try check(MagickResizeImage(pointer, stored.width, stored.height, LanczosFilter, 1.0), fallback: .corruptImage)
@@ -75,7 +76,7 @@ extension Wand {
             try check(MagickResetImagePage(pointer, "0x0+0+0"), fallback: .corruptImage)
         }
         try normalizeForThumbnail(options)
-        return Image(wand: clone(), orientation: .up)
+        return Image(wand: clone(), orientation: .up, warnings: warnings.map(\.message))
     }
 }
 
@@ -117,12 +118,18 @@ extension ImageSource {
         return (geometry, stored, hint)
     }
 
-    /// The predicted bytes of that thumbnail's decode, from the header alone, after the source's
-    /// own limits (``DecodingOptions``) have let it through.
+    /// The predicted bytes of that thumbnail, from the header alone, after the source's own limits
+    /// (``DecodingOptions``) have let it through: the decode's estimate and the resize's.
     func thumbnailCost(_ request: ThumbnailRequest, at index: Int, allowUpscale: Bool) throws(MagickIOError) -> Int {
         let plan = try thumbnailPlan(request, at: index, allowUpscale: allowUpscale)
         try checkLimits(frame: index, jpegHint: plan.hint)
-        return estimate(frame: index, jpegHint: plan.hint).bytes
+        return thumbnailEstimate(plan, at: index)
+    }
+
+    func thumbnailEstimate(_ plan: (geometry: ThumbnailGeometry, stored: (width: Int, height: Int), hint: JPEGScale.Hint?),
+                           at index: Int) -> Int {
+        let decode = estimate(frame: index, jpegHint: plan.hint)
+        return decode.bytes.saturatingPlus(DecodeEstimate.resizeBytes(from: decode.width, to: plan.stored))
     }
 }
 

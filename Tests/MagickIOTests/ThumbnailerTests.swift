@@ -69,20 +69,23 @@ struct ThumbnailerTests {
 
     @Test("a job larger than the whole budget fails at once with limitExceeded; the others go on")
     func jobLargerThanBudget() async throws {
-        // photo.png has no shrink-on-load: 320 x 240 x 8 bytes = 614,400. orient-1.jpg at 16 px
-        // decodes at 1/2 scale: 48 x 32 x 8 = 12,288.
+        // photo.png has no shrink-on-load: 320 x 240 x 8 bytes = 614,400 of pixel cache, about
+        // 1.15 MB with the model's margins. orient-1.jpg at 16 px decodes at 1/2 scale: 48 x 32 x 8
+        // = 12,288, about 0.54 MB.
         let urls = [Fixture.url("photo.png"), Fixture.url("orient-1.jpg")]
         var outcomes: [Int: Result<Image, MagickIOError>] = [:]
-        for try await result in Thumbnailer(memoryBudget: 20_000).thumbnails(of: urls, maxPixelSize: 16) {
+        for try await result in Thumbnailer(memoryBudget: 1_000_000).thumbnails(of: urls, maxPixelSize: 16) {
             outcomes[result.index] = result.result
         }
         guard case .failure(let error) = outcomes[0] else {
-            Issue.record("the 614 KB job ran within a 20 KB budget")
+            Issue.record("the 1.15 MB job ran within a 1 MB budget")
             return
         }
         #expect(error.kind == .limitExceeded)
         #expect(error.limit?.name == "memoryBudget")
-        #expect(error.limit == MagickIOError.Limit(name: "memoryBudget", requested: 614_400, limit: 20_000))
+        let cost = try ImageSource(url: urls[0]).thumbnailCost(.maxPixelSize(16), at: 0, allowUpscale: false)
+        #expect(cost > DecodeEstimate(format: .png, header: nil, width: 320, height: 240, jpegHint: nil).cacheBytes)
+        #expect(error.limit == MagickIOError.Limit(name: "memoryBudget", requested: cost, limit: 1_000_000))
         #expect(try outcomes[1]?.get().width == 16)
     }
 

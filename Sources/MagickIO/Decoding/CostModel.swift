@@ -1,0 +1,96 @@
+/// What a decode will cost, computed from the header before it runs: an upper bound on the memory
+/// the decode adds at its peak, per format, calibrated by `CostModelTests` (which decodes every
+/// allowed format at three sizes in a child process and holds each estimate between the measured
+/// peak and three times it).
+///
+/// Every decode fills ImageMagick's pixel cache: 8 bytes a pixel in Debian's Q16 build (four
+/// 16-bit channels), 10 with CMYK's black channel. On top of it, per format, at the peak:
+/// - JPEG, progressive: libjpeg's buffer of every DCT coefficient of the whole image (2 bytes a
+///   coded sample, whatever the DCT scale); baseline: a few rows.
+/// - PNG, interlaced: libpng's copy of the whole image (its stored bytes per pixel); plain: a row.
+/// - GIF: the frame's colour indices and ImageMagick's decode buffers (about 3 bytes a pixel).
+/// - WebP: libwebp's RGBA output (4 bytes a pixel, and a little more).
+/// - TIFF, BMP: ImageMagick reads the stored pixel data whole for some layouts (4 bytes a pixel).
+/// - HEIC/AVIF: libheif's YCbCr planes, the codec's reference frames and, for an image with alpha
+///   (decoded by MagickIO through libheif), the interleaved RGBA copy; about 8 bytes a pixel,
+///   and a few MiB for the codec itself.
+/// An animation frame is composited on its canvas: a second canvas-sized image.
+///
+/// When MagickIO cannot read the header, it assumes the costliest case for the format (fail closed):
+/// a progressive CMYK 4:4:4 JPEG, an interlaced 16-bit RGBA PNG.
+struct DecodeEstimate: Sendable, Hashable {
+    /// The size the decoder will produce (after JPEG shrink-on-load).
+    var width: Int
+    var height: Int
+    /// Bytes ImageMagick's pixel cache will hold: what its process-wide memory limit counts.
+    var cacheBytes: Int
+    /// Bytes the decode needs at its peak, the pixel cache included.
+    var bytes: Int
+
+    /// A fixed allowance per decode for the codec's own tables and buffers.
+    static let fixedOverhead = 512 << 10
+
+    /// The estimate for decoding a `width` x `height` frame (as stored) of `format` whose header is
+    /// `header` (nil when MagickIO could not read it), at `jpegHint` if given; `composited` when the
+    /// frame is drawn on a canvas of that size.
+    init(format: ImageFormat, header: ImageHeader?, width: Int, height: Int, jpegHint: JPEGScale.Hint?,
+         composited: Bool = false) {
+        var size = (width: width, height: height)
+        if format == .jpeg, let jpegHint {
+            size = JPEGScale.decodedSize(width: width, height: height, hint: jpegHint)
+        }
+        let stored = width.saturatingTimes(height)
+        let decoded = size.width.saturatingTimes(size.height)
+        // CMYK (four components, no alpha) carries a fifth 16-bit channel in the cache.
+        let cmyk = header.map { $0.components >= 4 && !$0.hasAlpha } ?? (format == .jpeg || format == .tiff)
+        var cache = decoded.saturatingTimes(cmyk ? 10 : 8)
+        if composited { cache = cache.saturatingTimes(2) }
+
+        var extra = 0
+        var overhead = Self.fixedOverhead
+        switch format {
+        case .jpeg:
+            // Unknown header: progressive, four components, no subsampling (8 bytes a pixel).
+            let progressive = header?.isProgressive ?? true
+            let samples = header?.samplesPerPixel ?? 4
+            if progressive {
+                extra = Self.bytes(Double(stored) * samples * 2)
+            }
+        case .png:
+            let interlaced = header?.isInterlaced ?? true
+            if interlaced {
+                let channels = header?.components ?? 4
+                let bits = header?.bitDepth ?? 16
+                extra = Self.bytes(Double(stored) * Double(channels * max(bits, 8)) / 8)
+            }
+        case .gif:
+            extra = decoded.saturatingTimes(3)
+        case .webp:
+            extra = decoded.saturatingTimes(5)
+        case .tiff, .bmp:
+            extra = decoded.saturatingTimes(4)
+        case .heic, .avif:
+            extra = stored.saturatingTimes(header?.hasAlpha == false ? 8 : 12)
+            overhead = 8 << 20
+        default:
+            // A format MagickIO does not model: as much again as the cache.
+            extra = cache
+        }
+        let total = cache.saturatingPlus(extra)
+        self.width = size.width
+        self.height = size.height
+        self.cacheBytes = cache
+        // A sixteenth on top for what the per-pixel figures round away.
+        self.bytes = total.saturatingPlus(total / 16).saturatingPlus(overhead)
+    }
+
+    /// What a thumbnail's resize adds to its decode: the result and its copy, 16-bit RGBA (16
+    /// bytes a pixel), and the resampler's rows of the decoded width (a few rows of 4 floats).
+    static func resizeBytes(from decodedWidth: Int, to output: (width: Int, height: Int)) -> Int {
+        output.width.saturatingTimes(output.height).saturatingTimes(16).saturatingPlus(decodedWidth.saturatingTimes(16 * 8))
+    }
+
+    private static func bytes(_ value: Double) -> Int {
+        value < Double(Int.max) ? Int(value) : .max
+    }
+}

@@ -1,0 +1,60 @@
+// The cost model's calibration probe, run by CostModelTests in a process of its own so that the
+// peak it reads is one decode's: `DecodeProbe FILE [MAX-PIXEL-SIZE]` opens FILE, prints MagickIO's
+// estimate for decoding frame 0 whole (or for its thumbnail), resets the kernel's peak-RSS mark,
+// decodes, and prints the growth of the peak over the resident set just before. One JSON line.
+// `DecodeProbe FILE hold` instead decodes FILE three times, keeping every image, and prints what
+// each decode gave: a width, or the error kind (the pixel cache fills up).
+import Foundation
+@_spi(Calibration) import MagickIO
+
+/// A field of /proc/self/status in bytes (`VmRSS`, `VmHWM`).
+func status(_ field: String) -> Int {
+    let text = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = text.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
+    return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) * 1024
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 2 else {
+    FileHandle.standardError.write(Data("usage: DecodeProbe FILE [MAX-PIXEL-SIZE]\n".utf8))
+    exit(2)
+}
+if arguments.count > 2, arguments[2] == "hold" {
+    let source = try ImageSource(url: URL(fileURLWithPath: arguments[1]), options: DecodingOptions(memoryBudget: 1 << 40))
+    var held: [Image] = []
+    var outcomes: [String] = []
+    for _ in 0..<3 {
+        do {
+            held.append(try source.image(at: 0))
+            outcomes.append("\"\(held.last!.width)\"")
+        } catch {
+            outcomes.append("\"\(error.kind)\"")
+        }
+    }
+    print("{\"outcomes\": [\(outcomes.joined(separator: ", "))]}")
+    exit(0)
+}
+let thumbnailSize = arguments.count > 2 ? Int(arguments[2]) : nil
+do {
+    // A generous budget: the probe measures, the guard is tested elsewhere.
+    let options = DecodingOptions(memoryBudget: 1 << 40)
+    let source = try ImageSource(url: URL(fileURLWithPath: arguments[1]), options: options)
+    let estimate = try thumbnailSize.map { try source.estimatedThumbnailBytes(maxPixelSize: $0) }
+        ?? source.estimatedDecodeBytes(at: 0)
+    // Writing 5 to clear_refs resets VmHWM to the current resident set.
+    try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    let before = status("VmRSS")
+    let size: (Int, Int)
+    if let thumbnailSize {
+        let thumbnail = try source.thumbnail(maxPixelSize: thumbnailSize)
+        size = (thumbnail.width, thumbnail.height)
+    } else {
+        let image = try source.image(at: 0)
+        size = (image.width, image.height)
+    }
+    let growth = status("VmHWM") - before
+    print("{\"format\": \"\(source.format)\", \"width\": \(size.0), \"height\": \(size.1), \"estimate\": \(estimate), \"growth\": \(growth)}")
+} catch {
+    print("{\"error\": \"\(error)\"}")
+    exit(1)
+}
