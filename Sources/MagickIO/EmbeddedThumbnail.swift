@@ -19,9 +19,10 @@ extension ImageSource {
             let stored = try embedded.properties(at: 0)
             guard serves(width: stored.orientedWidth, height: stored.orientedHeight) else { return nil }
             let plan = try embedded.thumbnailPlan(request, at: 0, allowUpscale: false)
-            return try embedded.withDecoded(frame: 0, jpegHint: plan.hint, interrupt: interrupt) { wand throws(MagickIOError) in
+            return try embedded.withDecoded(frame: 0, jpegHint: plan.hint, interrupt: interrupt) { wand, warnings throws(MagickIOError) in
                 try copyMetadata(into: wand, for: options)
-                return try wand.finishThumbnail(plan.geometry, stored: plan.stored, orientation: stored.orientation, options: options)
+                return try wand.finishThumbnail(plan.geometry, stored: plan.stored, orientation: stored.orientation, options: options,
+                                                warnings: warnings)
             }
         }
         guard format.isHEIF else { return nil }

@@ -22,14 +22,19 @@ public struct Image: Sendable {
     /// and after ``orientedCopy()``.
     public let orientation: Orientation
 
+    /// What the decoder warned about, in its own words: warnings the source's
+    /// ``DecodingOptions/strictness`` let through (``Strictness``). Empty for a clean decode.
+    public let warnings: [String]
+
     /// Wraps a wand holding exactly one image; the image takes ownership.
-    init(wand: Wand, orientation: Orientation) {
+    init(wand: Wand, orientation: Orientation, warnings: [String] = []) {
         wand.monitor(nil)  // no progress callback may outlive the call that set it
         MagickSetFirstIterator(wand.pointer)
         storage = Storage(wand: wand)
         width = wand.width
         height = wand.height
         self.orientation = orientation
+        self.warnings = warnings
     }
 
     /// Width as a viewer shows it, after ``orientation``.

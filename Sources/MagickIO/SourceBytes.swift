@@ -125,14 +125,20 @@ final class OpenFile: Sendable {
 }
 
 extension Wand {
-    /// Reads or pings `bytes` with the coder named by `format`, never ImageMagick's own guess.
+    /// Reads or pings `bytes` with the coder named by `format`, never ImageMagick's own guess, and
+    /// returns what the decoder warned about.
     ///
-    /// Warnings that mean the pixels are incomplete (ImageMagick's `CorruptImageWarning`, e.g. a
-    /// truncated JPEG) are errors unless `acceptsPartial`: by default the caller asked for an
-    /// image, not grey rows.
-    func read(_ bytes: SourceBytes, format: ImageFormat, frames: ClosedRange<Int>? = nil, ping: Bool, acceptsPartial: Bool = false) throws(MagickIOError) {
+    /// A warning `strictness` refuses throws ``MagickIOError/Kind/corruptImage`` with the
+    /// decoder's words. ImageMagick reports some failures without a reason (its PNG and HEIC coders
+    /// drop it with the image they destroy): when the process's pixel cache could not have held
+    /// `cacheBytes` more, that is resource exhaustion (``MagickIOError/Kind/limitExceeded``), otherwise
+    /// damage.
+    @discardableResult
+    func read(_ bytes: SourceBytes, format: ImageFormat, frames: ClosedRange<Int>? = nil, ping: Bool,
+              strictness: Strictness = .refuseDamage, cacheBytes: Int? = nil) throws(MagickIOError) -> [DecoderWarning] {
         do throws(MagickIOError) {
-            try readNamingDescriptor(bytes, format: format, frames: frames, ping: ping, acceptsPartial: acceptsPartial)
+            return try readNamingDescriptor(bytes, format: format, frames: frames, ping: ping, strictness: strictness,
+                                            cacheBytes: cacheBytes)
         } catch {
             // ImageMagick names the file it was given, the descriptor's /proc link: say the
             // caller's path instead.
@@ -144,7 +150,7 @@ extension Wand {
     }
 
     private func readNamingDescriptor(_ bytes: SourceBytes, format: ImageFormat, frames: ClosedRange<Int>?, ping: Bool,
-                                      acceptsPartial: Bool) throws(MagickIOError) {
+                                      strictness: Strictness, cacheBytes: Int?) throws(MagickIOError) -> [DecoderWarning] {
         guard bytes.count > 0 else { throw MagickIOError(.emptyData, "the data is empty") }
         MagickSetFormat(pointer, format.magickName)
         var status: MagickBooleanType
@@ -164,15 +170,27 @@ extension Wand {
         }
         if status == MagickFalse || MagickGetNumberImages(pointer) == 0 {
             guard let exception = takeException(minimum: WarningException) else {
-                // ImageMagick 6's PNG coder drops its reason with the image it destroys.
+                if let cacheBytes, MagickCache.wouldOverflow(adding: cacheBytes) {
+                    throw MagickIOError(.limitExceeded, "the \(format) decoder failed while ImageMagick's pixel cache, one pool for the whole process, could not take \(cacheBytes >> 20) MiB more (\(MagickCache.inUse >> 20) MiB of \(MagickCache.limit >> 20) MiB in use)")
+                }
                 throw MagickIOError(.corruptImage, "the \(format) decoder gave up without a reason: the data is truncated or damaged")
             }
             throw MagickIOError(exception: exception, fallback: .corruptImage, reading: true)
         }
-        for exception in [takeException(), takeImageException()].compactMap({ $0 })
-        where exception.meansCorruptPixels && !(acceptsPartial && exception.severity.rawValue < ErrorException.rawValue) {
-            throw MagickIOError(exception: exception, fallback: .corruptImage, reading: true)
+        var warnings: [DecoderWarning] = []
+        for exception in takeAllExceptions() {
+            if exception.severity.rawValue >= ErrorException.rawValue {
+                // An image came back, but the decoder said it failed: partial pixels at best.
+                let resource = MagickIOError(exception: exception, fallback: .corruptImage, reading: true)
+                guard strictness == .acceptPartial, resource.kind == .corruptImage else { throw resource }
+            }
+            let warning = DecoderWarning(exception.message, format: format)
+            if strictness.refuses(warning) {
+                throw MagickIOError(exception: exception, fallback: .corruptImage, reading: true)
+            }
+            if !warnings.contains(warning) { warnings.append(warning) }
         }
+        return warnings
     }
 
     /// ImageMagick's subimage suffix: `[N]` or `[N-M]`, or nothing for every frame.

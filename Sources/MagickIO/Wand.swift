@@ -120,6 +120,35 @@ final class Wand {
         return MagickException(severity: severity, message: message)
     }
 
+    /// Every exception the last read left: the wand's, and each image's whole list (a coder may
+    /// warn several times, and the wand keeps only the most severe). All are cleared.
+    func takeAllExceptions() -> [MagickException] {
+        var all: [MagickException] = []
+        if let exception = takeException() { all.append(exception) }
+        MagickResetIterator(pointer)
+        while MagickNextImage(pointer) != MagickFalse {
+            guard let image = GetImageFromMagickWand(pointer) else { continue }
+            if let list = image.pointee.exception.exceptions {
+                let exceptions = OpaquePointer(list)
+                ResetLinkedListIterator(exceptions)
+                while let next = GetNextValueInLinkedList(exceptions) {
+                    let info = next.assumingMemoryBound(to: ExceptionInfo.self).pointee
+                    if info.severity.rawValue >= WarningException.rawValue {
+                        all.append(MagickException(info))
+                    }
+                }
+            }
+            if all.isEmpty, let exception = takeImageException() { all.append(exception) }
+            ClearMagickException(&image.pointee.exception)
+        }
+        MagickSetFirstIterator(pointer)
+        var unique: [MagickException] = []
+        for exception in all where !unique.contains(where: { $0.message == exception.message }) {
+            unique.append(exception)
+        }
+        return unique
+    }
+
     /// Throws the wand's exception if `status` is false; the kind comes from the severity, or
     /// `fallback` when ImageMagick gave none.
     func check(_ status: MagickBooleanType, fallback: MagickIOError.Kind) throws(MagickIOError) {
@@ -131,6 +160,14 @@ final class Wand {
     /// Composites the animation frames the wand holds (`MagickCoalesceImages`) and keeps only the
     /// last: what a viewer shows at that frame, the size of the canvas.
     func keepCompositedLastFrame() throws(MagickIOError) {
+        // What the frames do not cover is transparent, as browsers and libvips show it; without
+        // an alpha channel ImageMagick would paint it in the GIF's background colour.
+        MagickResetIterator(pointer)
+        while MagickNextImage(pointer) != MagickFalse {
+            if MagickGetImageAlphaChannel(pointer) == MagickFalse {
+                try check(MagickSetImageAlphaChannel(pointer, ActivateAlphaChannel), fallback: .corruptImage)
+            }
+        }
         guard let coalesced = MagickCoalesceImages(pointer) else {
             throw MagickIOError(exception: takeException(minimum: ErrorException), fallback: .corruptImage, reading: true)
         }
@@ -180,12 +217,16 @@ struct MagickException {
     var severity: ExceptionType
     var message: String
 
-    /// Warnings a coder gives when the pixels it returned are not all from the file.
-    var meansCorruptPixels: Bool {
-        switch severity {
-        case CorruptImageWarning, CoderWarning: true
-        default: severity.rawValue >= ErrorException.rawValue
-        }
+    init(severity: ExceptionType, message: String) {
+        self.severity = severity
+        self.message = message
+    }
+
+    /// One entry of an exception list.
+    init(_ info: ExceptionInfo) {
+        let reason = info.reason.map { String(cString: $0) } ?? ""
+        let description = info.description.map { String(cString: $0) } ?? ""
+        self.init(severity: info.severity, message: description.isEmpty ? reason : "\(reason) (\(description))")
     }
 
     /// ImageMagick's name for the severity, e.g. `CorruptImageError`.

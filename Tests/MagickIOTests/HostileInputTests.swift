@@ -393,17 +393,18 @@ struct HostileInputTests {
         print("allowlist child: done")
     }
 
-    @Test("acceptsPartialImages: a truncated JPEG decodes (320x240) only when asked; a failed PNG still throws")
+    @Test("strictness .acceptPartial: a truncated JPEG decodes (320x240) only when asked; a failed PNG still throws")
     func partialImages() throws {
         let truncated = try Fixture.data("truncated.jpg")
         for strict in [try ImageSource(url: Fixture.url("truncated.jpg")), try ImageSource(data: truncated)] {
             #expect(errorKind { _ = try strict.image(at: 0) } == .corruptImage)
             #expect(errorKind { _ = try strict.thumbnail(maxPixelSize: 64) } == .corruptImage)
         }
-        let lenient = DecodingOptions(acceptsPartialImages: true)
+        let lenient = DecodingOptions(strictness: .acceptPartial)
         for source in [try ImageSource(url: Fixture.url("truncated.jpg"), options: lenient), try ImageSource(data: truncated, options: lenient)] {
             let image = try source.image(at: 0)
             #expect(image.width == 320 && image.height == 240)
+            #expect(image.warnings.contains { $0.contains("Premature end of JPEG file") }, "\(image.warnings)")
             let thumb = try source.thumbnail(maxPixelSize: 64)
             #expect(thumb.width == 64 && thumb.height == 48)
         }

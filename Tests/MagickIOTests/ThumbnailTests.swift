@@ -126,7 +126,7 @@ struct ShrinkOnLoadTests {
         let source = try Fixture.source("photo.jpg")
         let hint = JPEGScale.Hint(width: hintWidth, height: hintHeight)
         let predicted = JPEGScale.decodedSize(width: 320, height: 240, hint: hint)
-        let decoded = try source.withDecoded(frame: 0, jpegHint: hint) { (wand: Wand) in (wand.width, wand.height) }
+        let decoded = try source.withDecoded(frame: 0, jpegHint: hint) { (wand: Wand, _) in (wand.width, wand.height) }
         #expect(decoded == predicted)
         #expect(source.estimate(frame: 0, jpegHint: hint).width == decoded.0)
         #expect(decoded.0 >= min(hintWidth, 320) && decoded.1 >= min(hintHeight, 240), "never below the hint")
@@ -156,7 +156,7 @@ struct ShrinkOnLoadTests {
 
     @Test("a full decode is at full size")
     func fullDecode() throws {
-        let full = try Fixture.source("photo.jpg").withDecoded(frame: 0) { (wand: Wand) in (wand.width, wand.height) }
+        let full = try Fixture.source("photo.jpg").withDecoded(frame: 0) { (wand: Wand, _) in (wand.width, wand.height) }
         #expect(full == (320, 240))
     }
 }
