@@ -86,7 +86,8 @@ extension MagickIOError {
         }
         let kind: Kind
         switch exception.severity {
-        case ResourceLimitError, ResourceLimitWarning, ResourceLimitFatalError:
+        case ResourceLimitError, ResourceLimitWarning, ResourceLimitFatalError, CacheError, CacheWarning, CacheFatalError:
+            // The pixel cache fails when it cannot get memory (its "cache resources exhausted").
             kind = .limitExceeded
         case MissingDelegateError, MissingDelegateWarning:
             kind = reading ? .unsupportedFormat : .encodingFailed

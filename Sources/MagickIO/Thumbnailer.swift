@@ -26,7 +26,11 @@ import Foundation
 public struct Thumbnailer: Sendable {
     /// The most jobs under way at once.
     public var maxConcurrentJobs: Int
-    /// The most bytes the decodes under way may need together, as predicted from their headers.
+    /// The most bytes the decodes under way may need together, as predicted from their headers
+    /// (see ``DecodingOptions`` for the cost model). A budget above ImageMagick's memory limit in
+    /// force (``ResourceLimits/memory``, after the system policy's clamp) is clamped to it when the
+    /// thumbnails start: that limit is one pool for the whole process, and decodes admitted beyond
+    /// it would fail for want of pixel cache. Raise both together to run more at once.
     public var memoryBudget: Int
     /// The options each source is opened with (their own `memoryBudget` is raised to the
     /// thumbnailer's, which is the one that governs here).
@@ -50,10 +54,12 @@ public struct Thumbnailer: Sendable {
                                                   allowUpscale: Bool = false, options thumbnailOptions: ThumbnailOptions = ThumbnailOptions())
         -> AsyncThrowingStream<ThumbnailResult<Input>, Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: ThumbnailResult<Input>.self)
-        let budget = MemoryBudget(total: memoryBudget)
+        // ImageMagick's pixel cache is one pool for the process: a budget above its limit would
+        // admit decodes that cannot all fit in it.
+        let budget = MemoryBudget(total: min(memoryBudget, MagickCache.limit))
         let options = DecodingOptions(
             maxPixelCount: options.maxPixelCount, memoryBudget: max(options.memoryBudget, memoryBudget),
-            timeLimit: options.timeLimit, acceptsPartialImages: options.acceptsPartialImages)
+            timeLimit: options.timeLimit, strictness: options.strictness)
         let jobs = maxConcurrentJobs
         let job = { @Sendable (index: Int) async -> ThumbnailResult<Input> in
             let input = inputs[index]

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+@testable import MagickIO
+
+/// ImageMagick's pixel cache is one pool for the whole process: decodes that each fit alone must
+/// not fail together, and the thumbnailer's budget must agree with the pool's limit.
+@Suite("Parallel decoding", .serialized)
+struct ParallelDecodingTests {
+    struct Line: Decodable {
+        var input: String
+        var width: Int?
+        var height: Int?
+        var error: [String: String]?
+    }
+
+    /// Five copies of the phone HEIC (12 MP, ~200 MiB to decode) in a folder of their own.
+    static func phoneFolder() throws -> TemporaryDirectory {
+        let folder = try TemporaryDirectory("phone-heics")
+        for index in 1...5 {
+            try FileManager.default.copyItem(at: Fixture.url("phone-12mp.heic"), to: folder.url.appendingPathComponent("phone-\(index).heic"))
+        }
+        return folder
+    }
+
+    @Test("phone HEICs thumbnail at --jobs 2 and --jobs 4, every one upright", .timeLimit(.minutes(10)),
+          arguments: [2, 4])
+    func phoneHEICsInParallel(jobs: Int) throws {
+        let folder = try Self.phoneFolder()
+        let output = folder.url.appendingPathComponent("out")
+        let run = try runChild(try builtProduct("thumbnail"),
+                               [folder.url.path, "--jobs", "\(jobs)", "--json", "--output", output.path, "--format", "png"],
+                               timeout: .seconds(600))
+        let lines = try String(decoding: run.stdout, as: UTF8.self).split(separator: "\n").map {
+            try JSONDecoder().decode(Line.self, from: Data($0.utf8))
+        }
+        #expect(run.status == 0, "\(lines)")
+        #expect(lines.count == 5)
+        for line in lines {
+            #expect(line.error == nil, "\(line.input): \(line.error ?? [:])")
+            #expect(line.width == 256 && line.height == 192)
+        }
+        for index in 1...5 {
+            try expectUprightQuadrants(try ImageSource(url: output.appendingPathComponent("phone-\(index).png")).image(at: 0))
+        }
+    }
+
+    @Test("--embedded if-absent serves a phone HEIC from its thumbnail item", .timeLimit(.minutes(10)))
+    func embeddedFlag() throws {
+        let folder = try Self.phoneFolder()
+        let output = folder.url.appendingPathComponent("out")
+        let run = try runChild(try builtProduct("thumbnail"),
+                               [folder.url.appendingPathComponent("phone-1.heic").path, "--embedded", "if-absent",
+                                "--json", "--output", output.path, "--format", "png"],
+                               timeout: .seconds(600))
+        #expect(run.status == 0)
+        let thumbnail = try ImageSource(url: output.appendingPathComponent("phone-1.png")).image(at: 0).pixels(.rgba8)
+        #expect(thumbnail.width == 256 && thumbnail.height == 192)
+        let topLeft = thumbnail.rgba(x: 64, y: 48)
+        #expect(topLeft.r > 200 && topLeft.b > 200 && topLeft.g < 60, "magenta: the item, not the picture: \(topLeft)")
+    }
+
+    @Test("a Thumbnailer finishes every phone HEIC; with a budget one of them exceeds, each fails at once as limitExceeded",
+          .timeLimit(.minutes(10)))
+    func thumbnailerBudget() async throws {
+        let folder = try Self.phoneFolder()
+        let urls = (1...5).map { folder.url.appendingPathComponent("phone-\($0).heic") }
+        var done = 0
+        for try await result in Thumbnailer(maxConcurrentJobs: 4).thumbnails(of: urls, maxPixelSize: 128) {
+            let image = try result.result.get()
+            #expect(image.width == 128 && image.height == 96)
+            done += 1
+        }
+        #expect(done == 5)
+        for try await result in Thumbnailer(maxConcurrentJobs: 4, memoryBudget: 128 << 20).thumbnails(of: urls, maxPixelSize: 128) {
+            guard case .failure(let error) = result.result else {
+                Issue.record("a 12 MP HEIC decoded under a 128 MiB budget")
+                continue
+            }
+            #expect(error.kind == .limitExceeded)
+        }
+    }
+
+    @Test("a thumbnailer budget above ImageMagick's memory limit is clamped to it")
+    func budgetClamped() async throws {
+        // 100 MP progressive: about 300 MB of DCT coefficients, whatever the scale.
+        let input = try LargeImages.cached("100mp-progressive.jpg") {
+            try LargeImages.writeJPEG(to: $0, width: 10_000, height: 10_000, quality: 90, progressive: true)
+        }
+        #expect(MagickCache.limit < 300 << 20)
+        for try await result in Thumbnailer(memoryBudget: 1 << 40).thumbnails(of: [input], maxPixelSize: 256) {
+            guard case .failure(let error) = result.result else {
+                Issue.record("admitted past ImageMagick's \(MagickCache.limit >> 20) MiB limit")
+                continue
+            }
+            #expect(error.kind == .limitExceeded)
+            #expect(error.limit?.limit == MagickCache.limit, "\(error)")
+        }
+    }
+
+    @Test("running out of ImageMagick's pixel cache is limitExceeded, never corruptImage", .timeLimit(.minutes(10)))
+    func exhaustionIsLimitExceeded() throws {
+        // In a process of its own: the images it holds fill the pool for everything else.
+        let input = try LargeImages.cached("12mp.png") { try LargeImages.writePNG(to: $0, width: 4000, height: 3000) }
+        let run = try runChild(try builtProduct("DecodeProbe"), [input.path, "hold"], timeout: .seconds(600))
+        struct Outcomes: Decodable { var outcomes: [String] }
+        let outcomes = try JSONDecoder().decode(Outcomes.self, from: run.stdout).outcomes
+        #expect(outcomes == ["4000", "4000", "limitExceeded"], "93 MiB each in a 256 MiB pool")
+    }
+
+    @Test("decodes that each fit in ImageMagick's pixel cache but not all at once all succeed, from many threads",
+          .timeLimit(.minutes(10)))
+    func poolExhaustionRetriedAlone() throws {
+        // Four threads decoding a 12 MP PNG at once: 93 MiB of cache each, 372 MiB together
+        // against a 256 MiB pool. (Threads of their own: a dispatch queue would run two at a time.)
+        let input = try LargeImages.cached("12mp.png") { try LargeImages.writePNG(to: $0, width: 4000, height: 3000) }
+        let source = try ImageSource(url: input, options: DecodingOptions(memoryBudget: 1 << 30))
+        let widths = Locked<[Int]>([])
+        let errors = Locked<[MagickIOError]>([])
+        let group = DispatchGroup()
+        let ready = DispatchSemaphore(value: 0), start = DispatchSemaphore(value: 0)
+        for _ in 0..<4 {
+            group.enter()
+            let thread = Thread {
+                defer { group.leave() }
+                ready.signal()
+                start.wait()
+                do throws(MagickIOError) {
+                    let image = try source.thumbnail(maxPixelSize: 256)
+                    widths.withLock { $0.append(image.width) }
+                } catch {
+                    errors.withLock { $0.append(error) }
+                }
+            }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        for _ in 0..<4 { ready.wait() }
+        for _ in 0..<4 { start.signal() }
+        group.wait()
+        #expect(errors.withLock { $0 }.isEmpty, "\(errors.withLock { $0 })")
+        #expect(widths.withLock { $0 } == Array(repeating: 256, count: 4))
+    }
+}
