@@ -2,12 +2,14 @@
 // boxes, the way a phone stores a photo taken sideways. Neither ImageMagick's `convert` nor
 // libheif's `heif-enc` can: heif-enc keeps an EXIF Orientation tag but writes no irot/imir.
 //
-//   heif-fixture [-a] [-p PROFILE.icc] ORIENTATION MAIN.ppm [THUMB.ppm] > OUT.heic
+//   heif-fixture [-a] [-p PROFILE.icc] [-e EXIF-ORIENTATION] ORIENTATION MAIN.ppm [THUMB.ppm] > OUT.heic
 //
 // ORIENTATION is EXIF's 1...8 and says how the stored pixels must be turned to look upright,
 // as in a JPEG fixture. MAIN and THUMB are binary PPMs (P6, 8-bit) of the stored pixels; the
 // thumbnail, when given, is stored as is (no scaling) and assigned to the primary image.
-// -a writes AVIF (AV1) instead of HEIC (HEVC); -p tags both images with an ICC profile.
+// -a writes AVIF (AV1) instead of HEIC (HEVC); -p tags both images with an ICC profile; -e N adds
+// an EXIF block whose Orientation tag says N, as phones write beside irot/imir (the tag restates
+// the boxes, which libheif already applies: a reader must not turn the picture a second time).
 //
 //   cc scripts/heif-fixture.c $(pkg-config --cflags --libs libheif) -o heif-fixture
 #include <libheif/heif.h>
@@ -104,15 +106,17 @@ int main(int argc, char **argv) {
     enum heif_compression_format compression = heif_compression_HEVC;
     void *profile = NULL;
     size_t profile_size = 0;
-    for (int option; (option = getopt(argc, argv, "ap:")) != -1;) {
+    int exif_orientation = 0;
+    for (int option; (option = getopt(argc, argv, "ap:e:")) != -1;) {
         if (option == 'a') compression = heif_compression_AV1;
         else if (option == 'p') profile = read_file(optarg, &profile_size);
+        else if (option == 'e') exif_orientation = atoi(optarg);
         else return 2;
     }
     argc -= optind - 1;
     argv += optind - 1;
     if (argc < 3 || argc > 4 || atoi(argv[1]) < 1 || atoi(argv[1]) > 8) {
-        fprintf(stderr, "usage: heif-fixture [-a] [-p PROFILE.icc] ORIENTATION(1-8) MAIN.ppm [THUMB.ppm] > OUT\n");
+        fprintf(stderr, "usage: heif-fixture [-a] [-p PROFILE.icc] [-e N] ORIENTATION(1-8) MAIN.ppm [THUMB.ppm] > OUT\n");
         return 2;
     }
     struct heif_context *context = heif_context_alloc();
@@ -128,6 +132,12 @@ int main(int argc, char **argv) {
     struct heif_image *main_image = read_image(argv[2], profile, profile_size);
     struct heif_image_handle *primary;
     check(heif_context_encode_image(context, main_image, encoder, options, &primary), "encode");
+    if (exif_orientation > 0) {
+        // A big-endian TIFF structure with one IFD0 entry: Orientation (0x0112), SHORT, 1 value.
+        unsigned char exif[] = {'M', 'M', 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1,
+                                0, (unsigned char)exif_orientation, 0, 0, 0, 0, 0, 0};
+        check(heif_context_add_exif_metadata(context, primary, exif, sizeof exif), "exif");
+    }
     if (argc == 4) {
         struct heif_image *thumb_image = read_image(argv[3], profile, profile_size);
         struct heif_image_handle *thumb;

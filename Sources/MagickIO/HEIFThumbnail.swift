@@ -54,41 +54,33 @@ struct HEIFThumbnail {
     /// `wand`, which must hold no image. The item's ICC profile, or the primary image's when the
     /// item has none, comes with it.
     func decode(into wand: Wand) throws(MagickIOError) {
-        let heif = file.heif
         guard let handle = file.thumbnailHandle(id) else {
             throw MagickIOError(.corruptImage, "the HEIF thumbnail item \(id) cannot be opened")
         }
-        defer { heif.image_handle_release(handle) }
-        let hasAlpha = heif.image_handle_has_alpha_channel(handle) != 0
-        let options = heif.decoding_options_alloc()
-        defer { heif.decoding_options_free(options) }
-        options?.pointee.convert_hdr_to_8bit = 1
-        var image: OpaquePointer?
-        try HEIFFile.check(heif.decode_image(handle, &image, heif_colorspace_RGB,
-                                             hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options),
-                           "decoding the HEIF thumbnail")
-        guard let image else { throw MagickIOError(.corruptImage, "libheif returned no thumbnail image") }
-        defer { heif.image_release(image) }
-        let width = Int(heif.image_get_width(image, heif_channel_interleaved))
-        let height = Int(heif.image_get_height(image, heif_channel_interleaved))
-        var stride: Int32 = 0
-        guard width > 0, height > 0, let plane = heif.image_get_plane_readonly(image, heif_channel_interleaved, &stride) else {
-            throw MagickIOError(.corruptImage, "the HEIF thumbnail decoded to no pixels")
-        }
-        let channels = hasAlpha ? 4 : 3
-        // MagickConstituteImage wants packed rows; libheif may pad them.
-        var packed = [UInt8](repeating: 0, count: width * height * channels)
-        packed.withUnsafeMutableBytes { destination in
-            for row in 0..<height {
-                (destination.baseAddress! + row * width * channels)
-                    .copyMemory(from: plane + row * Int(stride), byteCount: width * channels)
-            }
-        }
-        let status = packed.withUnsafeBytes {
-            MagickConstituteImage(wand.pointer, width, height, hasAlpha ? "RGBA" : "RGB", CharPixel, $0.baseAddress)
-        }
-        try wand.check(status, fallback: .corruptImage)
+        defer { file.heif.image_handle_release(handle) }
+        try file.decode(handle, into: wand, what: "the HEIF thumbnail")
         if let profile = file.iccProfile(handle) ?? file.iccProfile(file.primary) {
+            wand.setProfile("icc", profile)
+        }
+    }
+}
+
+/// The primary image of a HEIC or AVIF file, for what ImageMagick 6's HEIC coder loses: its alpha
+/// (an auxiliary image the coder never reads) and its ICC profile.
+enum HEIFPrimary {
+    /// Whether the primary image has an alpha channel, or nil when libheif cannot open the file.
+    static func hasAlpha(in bytes: SourceBytes, maxPixelCount: Int) -> Bool? {
+        HEIFFile(bytes, maxPixelCount: maxPixelCount).map { $0.heif.image_handle_has_alpha_channel($0.primary) != 0 }
+    }
+
+    /// Decodes the primary image with its alpha, upright (libheif applies `irot`/`imir`/`clap`),
+    /// 8 bits per channel, with its ICC profile, into `wand`, which must hold no image.
+    static func decode(_ bytes: SourceBytes, maxPixelCount: Int, into wand: Wand) throws(MagickIOError) {
+        guard let file = HEIFFile(bytes, maxPixelCount: maxPixelCount) else {
+            throw MagickIOError(.corruptImage, "libheif cannot open the file")
+        }
+        try file.decode(file.primary, into: wand, what: "the HEIF image")
+        if let profile = file.iccProfile(file.primary) {
             wand.setProfile("icc", profile)
         }
     }
@@ -131,6 +123,44 @@ private final class HEIFFile {
     deinit {
         heif.image_handle_release(primary)
         heif.context_free(context)
+    }
+
+    /// Decodes the image of `handle`, upright and 8 bits per channel (HDR converted down), with
+    /// its alpha, into `wand`, which must hold no image.
+    func decode(_ handle: OpaquePointer, into wand: Wand, what: String) throws(MagickIOError) {
+        let hasAlpha = heif.image_handle_has_alpha_channel(handle) != 0
+        let options = heif.decoding_options_alloc()
+        defer { heif.decoding_options_free(options) }
+        options?.pointee.convert_hdr_to_8bit = 1
+        var image: OpaquePointer?
+        try Self.check(heif.decode_image(handle, &image, heif_colorspace_RGB,
+                                         hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options),
+                       "decoding \(what)")
+        guard let image else { throw MagickIOError(.corruptImage, "libheif returned no image for \(what)") }
+        defer { heif.image_release(image) }
+        let width = Int(heif.image_get_width(image, heif_channel_interleaved))
+        let height = Int(heif.image_get_height(image, heif_channel_interleaved))
+        var stride: Int32 = 0
+        guard width > 0, height > 0, let plane = heif.image_get_plane_readonly(image, heif_channel_interleaved, &stride) else {
+            throw MagickIOError(.corruptImage, "\(what) decoded to no pixels")
+        }
+        let channels = hasAlpha ? 4 : 3
+        let map = hasAlpha ? "RGBA" : "RGB"
+        let rowBytes = width * channels
+        let status: MagickBooleanType
+        if Int(stride) == rowBytes {
+            status = MagickConstituteImage(wand.pointer, width, height, map, CharPixel, plane)
+        } else {
+            // MagickConstituteImage wants packed rows; libheif pads these.
+            var packed = [UInt8](repeating: 0, count: rowBytes * height)
+            packed.withUnsafeMutableBytes { destination in
+                for row in 0..<height {
+                    (destination.baseAddress! + row * rowBytes).copyMemory(from: plane + row * Int(stride), byteCount: rowBytes)
+                }
+            }
+            status = packed.withUnsafeBytes { MagickConstituteImage(wand.pointer, width, height, map, CharPixel, $0.baseAddress) }
+        }
+        try wand.check(status, fallback: .corruptImage)
     }
 
     func thumbnailHandle(_ id: heif_item_id) -> OpaquePointer? {

@@ -30,6 +30,10 @@ public struct ImageProperties: Sendable, Hashable {
     /// (`"Make"`, `"DateTimeOriginal"`, ...).
     public var exif: [String: String]
 
+    /// GIF/WebP: the frame covers only part of its canvas (its offset or size differs), so
+    /// decoding it means compositing it onto the canvas.
+    var isOffsetOnCanvas = false
+
     /// A resolution in pixels per inch.
     public struct Resolution: Sendable, Hashable {
         public var x: Double
@@ -59,11 +63,18 @@ extension ImageProperties {
             var canvasWidth = 0, canvasHeight = 0, x = 0, y = 0
             MagickGetImagePage(pointer, &canvasWidth, &canvasHeight, &x, &y)
             if canvasWidth > 0, canvasHeight > 0 {
+                isOffsetOnCanvas = x != 0 || y != 0 || canvasWidth != pixelWidth || canvasHeight != pixelHeight
                 pixelWidth = canvasWidth
                 pixelHeight = canvasHeight
             }
         }
         orientation = format.hasOrientationTag ? wand.orientation : .up
+        if format == .png, let exif = wand.profile("exif"), let tagged = EXIF.orientation(exif) {
+            // ImageMagick writes a PNG's EXIF as a "Raw profile type exif" text chunk, which its
+            // reader turns back into a profile but not into an orientation. (An `eXIf` chunk, which
+            // it ignores, is read from the header and takes precedence.)
+            orientation = tagged
+        }
         hasAlpha = MagickGetImageAlphaChannel(pointer) != MagickFalse
         colorSpace = Self.colorSpaceName(MagickGetImageColorspace(pointer))
         bitDepth = Int(MagickGetImageDepth(pointer))

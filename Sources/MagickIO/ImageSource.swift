@@ -98,38 +98,58 @@ public struct ImageSource: Sendable {
         guard MagickIO.allowedDecoders.contains(format) else {
             throw MagickIOError(.formatNotAllowed, "\(format.rawValue) content is not among the allowed decoders")
         }
-        let header = ImageHeader.parse(bytes, format: format)
+        var header = ImageHeader.parse(bytes, format: format)
         if let reason = header?.corrupt {
             throw MagickIOError(.corruptImage, reason)
         }
         self.bytes = bytes
         self.format = format
         self.options = options
-        self.header = header
-        var frames = try Self.ping(bytes, format: format, header: header)
+        var frames = try Self.ping(bytes, format: format, header: header, options: options)
         if format.orientationFromHeader, let orientation = header?.orientation {
             // ImageMagick 6 ignores PNG's eXIf and WebP's EXIF chunk; MagickIO reads them itself.
             for index in frames.indices { frames[index].orientation = orientation }
+        }
+        for index in frames.indices where frames[index].isOffsetOnCanvas {
+            // Composited on a transparent canvas it does not cover.
+            frames[index].hasAlpha = true
+        }
+        if format == .png, header?.orientation == nil, let chunk = header?.rawEXIFChunk,
+           let orientation = PNGRawProfile.orientation(bytes, chunk: chunk) {
+            for index in frames.indices { frames[index].orientation = orientation }
+        }
+        if format == .tiff, let pageAlpha = header?.pageAlpha {
+            // ImageMagick 6's ping leaves a TIFF's alpha unset: the ExtraSamples tag says.
+            for index in frames.indices where index < pageAlpha.count && pageAlpha[index] {
+                frames[index].hasAlpha = true
+            }
+        }
+        if format.isHEIF, HEIFPrimary.hasAlpha(in: bytes, maxPixelCount: options.maxPixelCount) == true {
+            // ImageMagick 6's HEIC coder never reads the alpha image: libheif decodes this one.
+            for index in frames.indices { frames[index].hasAlpha = true }
+            header?.hasAlpha = true
         }
         if let empty = frames.firstIndex(where: { $0.pixelWidth <= 0 || $0.pixelHeight <= 0 }) {
             throw MagickIOError(.corruptImage, "frame \(empty) has no pixels (\(frames[empty].pixelWidth)x\(frames[empty].pixelHeight))")
         }
         guard !frames.isEmpty else { throw MagickIOError(.corruptImage, "the image has no frames") }
         self.frames = frames
+        self.header = header
     }
 
     /// One ping for every frame's properties. ImageMagick's ping already refuses an image over the
     /// width/height limits; for such an image the Swift header gives the size (JPEG pings again at
     /// a reduced scale for the rest), so that it can still be opened and thumbnailed.
-    private static func ping(_ bytes: SourceBytes, format: ImageFormat, header: ImageHeader?) throws(MagickIOError) -> [ImageProperties] {
+    private static func ping(_ bytes: SourceBytes, format: ImageFormat, header: ImageHeader?,
+                             options: DecodingOptions) throws(MagickIOError) -> [ImageProperties] {
         try Wand.withThreadWand { wand throws(MagickIOError) in
             do throws(MagickIOError) {
-                try wand.read(bytes, format: format, ping: true)
+                try wand.read(bytes, format: format, ping: true, strictness: options.strictness)
             } catch {
                 // ImageMagick's ping refuses an image over its width/height limits, and its PNG
                 // coder does so without a reason: the Swift header tells the two apart.
                 guard let header, error.kind == .limitExceeded || header.exceedsProcessLimits else { throw error }
-                return try pingOverLimits(bytes, format: format, header: header)
+                return try pingOverLimits(bytes, format: format, header: header, strictness: options.strictness)
             }
             var frames: [ImageProperties] = []
             MagickResetIterator(wand.pointer)
@@ -142,13 +162,14 @@ public struct ImageSource: Sendable {
 
     /// Properties of an image whose stored size ImageMagick's ping refuses: the size from the
     /// Swift header; for JPEG the rest from a ping at the smallest DCT scale.
-    private static func pingOverLimits(_ bytes: SourceBytes, format: ImageFormat, header: ImageHeader) throws(MagickIOError) -> [ImageProperties] {
+    private static func pingOverLimits(_ bytes: SourceBytes, format: ImageFormat, header: ImageHeader,
+                                       strictness: Strictness) throws(MagickIOError) -> [ImageProperties] {
         guard format == .jpeg else {
             return [ImageProperties(header: header, format: format)]
         }
         return try Wand.withThreadWand { wand throws(MagickIOError) in
             MagickSetOption(wand.pointer, "jpeg:size", JPEGScale.Hint(width: 1, height: 1).option)
-            try wand.read(bytes, format: format, ping: true)
+            try wand.read(bytes, format: format, ping: true, strictness: strictness)
             var properties = ImageProperties(wand: wand, format: format)
             properties.pixelWidth = header.width
             properties.pixelHeight = header.height
@@ -179,8 +200,8 @@ public struct ImageSource: Sendable {
 
     func image(at index: Int, interrupt: Interrupt?) throws(MagickIOError) -> Image {
         try checkFrame(index)
-        return try withDecoded(frame: index, interrupt: interrupt) { wand throws(MagickIOError) in
-            Image(wand: wand.clone(), orientation: frames[index].orientation)
+        return try withDecoded(frame: index, interrupt: interrupt) { wand, warnings throws(MagickIOError) in
+            Image(wand: wand.clone(), orientation: frames[index].orientation, warnings: warnings.map(\.message))
         }
     }
 
@@ -190,19 +211,20 @@ public struct ImageSource: Sendable {
         }
     }
 
-    /// What decoding frame `index` at `jpegHint` will cost, from the headers alone.
+    /// What decoding frame `index` at `jpegHint` will cost, from the headers alone (see
+    /// ``DecodeEstimate``).
     func estimate(frame index: Int, jpegHint: JPEGScale.Hint? = nil) -> DecodeEstimate {
         let frame = frames[index]
-        var header = header ?? ImageHeader(width: frame.pixelWidth, height: frame.pixelHeight)
-        if format.isAnimation {
-            // An animation frame: the ping's size for it (its canvas), not the file's header.
-            header.width = frame.pixelWidth
-            header.height = frame.pixelHeight
-        }
-        var estimate = DecodeEstimate(header: header, format: format, jpegHint: jpegHint)
+        // An animation frame: the ping's size for it (its canvas), not the file's header.
+        let width = format.isAnimation ? frame.pixelWidth : header?.width ?? frame.pixelWidth
+        let height = format.isAnimation ? frame.pixelHeight : header?.height ?? frame.pixelHeight
+        let composites = format.isAnimation && (count > 1 || frame.isOffsetOnCanvas)
+        var estimate = DecodeEstimate(format: format, header: header, width: width, height: height,
+                                      jpegHint: jpegHint, composited: composites)
         if format.isAnimation, count > 1 {
             // Frames 0...index are decoded, then composited into as many canvases.
-            estimate.bytes = estimate.bytes.saturatingTimes(2 * (index + 1))
+            estimate.bytes = estimate.bytes.saturatingTimes(index + 1)
+            estimate.cacheBytes = estimate.cacheBytes.saturatingTimes(index + 1)
         }
         return estimate
     }
@@ -218,6 +240,11 @@ public struct ImageSource: Sendable {
                                       "\(storedWidth)x\(storedHeight) is \(pixels) pixels")
         }
         let estimate = estimate(frame: index, jpegHint: jpegHint)
+        let cacheLimit = MagickCache.limit
+        if estimate.cacheBytes > cacheLimit {
+            throw MagickIOError.limit("memory", requested: estimate.cacheBytes, limit: cacheLimit,
+                                      "decoding \(storedWidth)x\(storedHeight) at \(estimate.width)x\(estimate.height) needs \(estimate.cacheBytes >> 20) MiB of ImageMagick's pixel cache")
+        }
         if estimate.bytes > options.memoryBudget {
             throw MagickIOError.limit("memoryBudget", requested: estimate.bytes, limit: options.memoryBudget,
                                       "decoding \(storedWidth)x\(storedHeight) at \(estimate.width)x\(estimate.height) needs about \(estimate.bytes >> 20) MiB")
@@ -232,20 +259,44 @@ public struct ImageSource: Sendable {
     }
 
     /// Reads frame `index` into this thread's wand, after ``checkLimits``, and runs `body` on it
-    /// (the wand holds that frame only, and is cleared afterwards). The read and whatever `body`
-    /// does stop at the next row once `interrupt` says so, and then throw.
+    /// with the decoder's warnings (the wand holds that frame only, and is cleared afterwards). The
+    /// read and whatever `body` does stop at the next row once `interrupt` says so, and then throw.
+    ///
+    /// A decode that finds ImageMagick's pixel cache full while other decodes run is tried once
+    /// more, alone (``CacheGate``).
     func withDecoded<T>(frame index: Int, jpegHint: JPEGScale.Hint? = nil, interrupt: Interrupt? = nil,
-                        _ body: (Wand) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
+                        _ body: (Wand, [DecoderWarning]) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
         try checkLimits(frame: index, jpegHint: jpegHint)
-        return try withInterruptibleWand(interrupt) { wand, interrupt throws(MagickIOError) in
+        let cacheBytes = estimate(frame: index, jpegHint: jpegHint).cacheBytes
+        let attempt = { () throws(MagickIOError) -> T in
+            try self.decode(frame: index, jpegHint: jpegHint, interrupt: interrupt, cacheBytes: cacheBytes, body)
+        }
+        do {
+            return try CacheGate.shared.shared(attempt)
+        } catch where error.kind == .limitExceeded && error.limit == nil {
+            return try CacheGate.shared.exclusive(attempt)
+        }
+    }
+
+    private func decode<T>(frame index: Int, jpegHint: JPEGScale.Hint?, interrupt: Interrupt?, cacheBytes: Int,
+                           _ body: (Wand, [DecoderWarning]) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
+        try withInterruptibleWand(interrupt) { wand, interrupt throws(MagickIOError) in
             if let jpegHint, format == .jpeg {
                 MagickSetOption(wand.pointer, "jpeg:size", jpegHint.option)
             }
             // A frame of an animation is what a viewer shows at that point: every frame up to
-            // it, composited on the canvas. Pages of a TIFF stand alone.
-            let composites = format.isAnimation && count > 1
+            // it, composited on the canvas (also a lone frame smaller than its canvas). Pages of a
+            // TIFF stand alone.
+            let composites = format.isAnimation && (count > 1 || frames[index].isOffsetOnCanvas)
             let range = count == 1 ? nil : composites ? 0...index : index...index
-            try wand.read(bytes, format: format, frames: range, ping: false, acceptsPartial: options.acceptsPartialImages)
+            let warnings: [DecoderWarning]
+            if format.isHEIF, frames[index].hasAlpha {
+                try HEIFPrimary.decode(bytes, maxPixelCount: options.maxPixelCount, into: wand)
+                warnings = []
+            } else {
+                warnings = try wand.read(bytes, format: format, frames: range, ping: false, strictness: options.strictness,
+                                         cacheBytes: cacheBytes)
+            }
             // ImageMagick returns a stopped JPEG decode as a success with a partial image.
             try interrupt?.check()
             guard wand.imageCount == (range?.count ?? 1) else {
@@ -259,7 +310,7 @@ public struct ImageSource: Sendable {
                 wand.setProfile("icc", profile)
             }
             wand.monitor(interrupt)  // the image the read made
-            return try body(wand)
+            return try body(wand, warnings)
         }
     }
 

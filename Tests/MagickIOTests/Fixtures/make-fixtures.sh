@@ -125,3 +125,17 @@ convert -size 64x64 'xc:rgb(60,180,90)' -depth 8 ppm:"$work/main.ppm"
 convert -size 32x32 'xc:rgb(60,180,90)' -depth 8 ppm:"$work/thumb.ppm"
 "$work/heif-fixture" -p "$work/adobe.icc" 1 "$work/main.ppm" "$work/thumb.ppm" > adobe-rgb-item.heic
 rm -rf "$work"
+
+# A phone-sized HEIC: 4032x3024 quadrants stored turned (orientation 6 in irot, and restated by an
+# EXIF Orientation tag, as phones write both), with a 320x240 thumbnail item (magenta for red).
+# Flat colours keep the file small; libde265 still decodes all 12 MP.
+work=$(mktemp -d)
+cc ../../../scripts/heif-fixture.c $(pkg-config --cflags --libs libheif) -o "$work/heif-fixture"
+convert quadrants.png -filter point -resize 4032x3024! -rotate 270 ppm:"$work/main.ppm"
+convert quadrants.png -fill magenta -opaque red -filter point -resize 320x240! -rotate 270 ppm:"$work/thumb.ppm"
+"$work/heif-fixture" -e 6 6 "$work/main.ppm" "$work/thumb.ppm" > phone-12mp.heic
+rm -rf "$work"
+
+# Odd-but-valid and damaged files of the kinds real collections hold, one per class the sweep
+# found (scripts/world-fixtures.py says what each one is).
+python3 ../../../scripts/world-fixtures.py .

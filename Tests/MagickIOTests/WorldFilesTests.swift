@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+@testable import MagickIO
+
+/// Classes of real-world files the sweep found mishandled, each reproduced by a generated fixture
+/// (scripts/world-fixtures.py): alpha, frame placement, BigTIFF, odd TIFF directories, EXIF in PNG
+/// text, a phone's HEIC.
+@Suite("Real-world files")
+struct WorldFilesTests {
+    static let tiffAlphaFiles = [
+        "tiff-alpha-unassoc-8-contig.tif", "tiff-alpha-unassoc-8-planar.tif", "tiff-alpha-unassoc-16-contig.tif",
+        "tiff-alpha-unassoc-16-planar.tif", "tiff-alpha-assoc-8-contig.tif", "tiff-alpha-assoc-16-contig.tif",
+    ]
+
+    /// Left half opaque red, right half fully transparent, in properties, thumbnail and pixels.
+    func expectHalfTransparent(_ source: ImageSource, _ name: String) throws {
+        #expect(try source.properties(at: 0).hasAlpha, "\(name): properties")
+        for image in [try source.image(at: 0), try source.thumbnail(maxPixelSize: 32)] {
+            let pixels = try image.pixels(.rgba8)
+            let left = pixels.rgba(x: pixels.width / 8, y: pixels.height / 2)
+            let right = pixels.rgba(x: pixels.width * 7 / 8, y: pixels.height / 2)
+            #expect(left.a == 255 && left.r > 240 && left.b < 15, "\(name): left \(left)")
+            #expect(right.a == 0, "\(name): right \(right)")
+        }
+        let png = try ImageSource(data: try source.thumbnail(maxPixelSize: 32).encoded(as: .png))
+        #expect(try png.properties(at: 0).hasAlpha, "\(name): alpha kept in the PNG thumbnail")
+    }
+
+    @Test("a TIFF's alpha ExtraSample is alpha: 8 and 16 bit, contiguous and planar, associated and not",
+          arguments: tiffAlphaFiles)
+    func tiffAlpha(name: String) throws {
+        try expectHalfTransparent(try Fixture.source(name), name)
+    }
+
+    @Test("HEIC and AVIF alpha (an auxiliary image ImageMagick 6 never reads) is kept",
+          arguments: ["avif-alpha.avif", "heic-alpha.heic"])
+    func heifAlpha(name: String) throws {
+        try expectHalfTransparent(try Fixture.source(name), name)
+        try expectHalfTransparent(try ImageSource(data: try Fixture.data(name)), name + " (memory)")
+    }
+
+    @Test("a GIF frame smaller than its canvas is drawn at its offset on a transparent canvas")
+    func gifOffset() throws {
+        let source = try Fixture.source("gif-offset-frame.gif")
+        let p = try source.properties(at: 0)
+        #expect(p.pixelWidth == 75 && p.pixelHeight == 50 && p.hasAlpha)
+        for image in [try source.image(at: 0), try source.thumbnail(maxPixelSize: 75)] {
+            #expect(image.width == 75 && image.height == 50)
+            let pixels = try image.pixels(.rgba8)
+            #expect(pixels.rgba(x: 10, y: 25).a == 0, "left of the frame: transparent")
+            let inside = pixels.rgba(x: 50, y: 25)
+            #expect(inside.a == 255 && inside.r == 255 && inside.g == 0, "the frame: \(inside)")
+        }
+    }
+
+    @Test("BigTIFF opens as TIFF and decodes")
+    func bigTIFF() throws {
+        let source = try Fixture.source("bigtiff.tif")
+        #expect(source.format == .tiff)
+        let p = try source.properties(at: 0)
+        #expect(p.pixelWidth == 64 && p.pixelHeight == 48)
+        let pixels = try source.thumbnail(maxPixelSize: 64).pixels(.rgba8)
+        #expect(pixels.rgba(x: 8, y: 24).r == 255 && pixels.rgba(x: 56, y: 24).b == 255)
+    }
+
+    @Test("odd TIFF directories a viewer shows decode: an unknown tag, a bogus count, a looping IFD chain",
+          arguments: ["tiff-unknown-tag.tif", "tiff-bogus-count.tif", "tiff-ifd-loop.tif"])
+    func oddTIFF(name: String) throws {
+        let source = try Fixture.source(name)
+        let pixels = try source.image(at: 0).pixels(.rgba8)
+        #expect(pixels.width == 64 && pixels.rgba(x: 8, y: 24).r == 255 && pixels.rgba(x: 56, y: 24).b == 255)
+        if name == "tiff-ifd-loop.tif" {
+            #expect(source.count == 2, "two pages, then the chain loops back")
+        }
+    }
+
+    @Test("a PNG's orientation in ImageMagick's Raw profile text chunk is read, as eXIf is")
+    func pngRawProfile() throws {
+        for source in [try Fixture.source("png-raw-exif-6.png"), try ImageSource(data: try Fixture.data("png-raw-exif-6.png"))] {
+            let p = try source.properties(at: 0)
+            #expect(p.orientation == .right)
+            #expect(p.orientedWidth == 64 && p.orientedHeight == 48)
+            let pixels = try source.thumbnail(maxPixelSize: 64).pixels(.rgba8)
+            #expect(pixels.width == 64 && pixels.height == 48)
+            #expect(pixels.rgba(x: 32, y: 8).r == 255, "red on top")
+            #expect(pixels.rgba(x: 32, y: 40).b == 255, "blue at the bottom")
+        }
+    }
+
+    @Test("a JPEG with a thousand segments and fill bytes before its frame header opens and decodes")
+    func paddedJPEG() throws {
+        let source = try Fixture.source("jpeg-padding-before-sof.jpg")
+        #expect(source.header?.width == 64, "the header walk reached the frame header")
+        #expect(try source.image(at: 0).width == 64)
+    }
+
+    @Test("a phone HEIC (12 MP, irot and an EXIF orientation) is turned exactly once")
+    func phoneHEIC() throws {
+        let source = try Fixture.source("phone-12mp.heic")
+        let p = try source.properties(at: 0)
+        #expect(p.orientation == .up, "libheif applies irot; the EXIF tag only restates it")
+        #expect(p.pixelWidth == 4032 && p.pixelHeight == 3024)
+        try expectUprightQuadrants(try source.thumbnail(maxPixelSize: 256))
+        // The 320x240 item (magenta where the picture is red), upright too.
+        let item = try source.thumbnail(maxPixelSize: 320, options: ThumbnailOptions(embedded: .always))
+        #expect(item.width == 320 && item.height == 240)
+        let topLeft = try item.pixels(.rgba8).rgba(x: 80, y: 60)
+        #expect(topLeft.r > 200 && topLeft.b > 200 && topLeft.g < 60, "magenta top-left: \(topLeft)")
+    }
+}

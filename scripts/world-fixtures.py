@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""Writes the "world" fixtures: small files of the kinds real collections hold that are odd but
+valid (a viewer shows them) or really damaged, one per class found by the sweep (scripts/sweep).
+
+    python3 scripts/world-fixtures.py OUT-DIR
+
+Needs ImageMagick 6 (`convert`) and libheif's `heif-enc` for the formats Python cannot write
+itself; TIFF, PNG and the JPEG and GIF surgery are done here, byte by byte, so that each file has
+exactly the oddity its name says. Deterministic: the same tools give the same bytes.
+"""
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+OUT = sys.argv[1] if len(sys.argv) > 1 else "."
+
+
+def out(name, data):
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(data)
+
+
+def run(*args):
+    subprocess.run(args, check=True)
+
+
+def magick(*args):
+    """Runs ImageMagick's convert and returns its output file's bytes."""
+    with tempfile.TemporaryDirectory() as work:
+        target = args[-1]
+        path = os.path.join(work, "out." + target.split(".")[-1]) if ":" not in target else target.split(":")[0] + ":" + os.path.join(work, "out")
+        run("convert", *args[:-1], path)
+        name = path.split(":", 1)[-1] if ":" in path else path
+        with open(name, "rb") as f:
+            return f.read()
+
+
+# The test picture: 64x48, red left half, blue right half (as RGB rows).
+W, H = 64, 48
+
+
+def picture_rgb(w=W, h=H):
+    return [[(255, 0, 0) if x < w // 2 else (0, 0, 255) for x in range(w)] for _ in range(h)]
+
+
+# --- PNG ---------------------------------------------------------------------------------------
+
+def png_chunk(kind, data, crc_delta=0):
+    crc = (zlib.crc32(kind + data) + crc_delta) & 0xFFFFFFFF
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+
+def png(chunks):
+    return b"\x89PNG\r\n\x1a\n" + b"".join(chunks)
+
+
+def png_rgb_idat(extra=b""):
+    raw = b"".join(b"\x00" + bytes(c for px in row for c in px) for row in picture_rgb())
+    return zlib.compress(raw + extra, 9)
+
+
+IHDR = png_chunk(b"IHDR", struct.pack(">IIBBBBB", W, H, 8, 2, 0, 0, 0))
+IEND = png_chunk(b"IEND", b"")
+
+# Benign: libpng warns and drops the chunk, or ignores data after the last row.
+out("png-iccp-crc.png", png([IHDR, png_chunk(b"iCCP", b"Display\x00\x00" + zlib.compress(b"\x00" * 200), crc_delta=1),
+                              png_chunk(b"IDAT", png_rgb_idat()), IEND]))
+out("png-text-crc.png", png([IHDR, png_chunk(b"tEXt", b"Comment\x00made by a buggy writer", crc_delta=1),
+                              png_chunk(b"IDAT", png_rgb_idat()), IEND]))
+out("png-trns-invalid.png", png([IHDR, png_chunk(b"tRNS", b"\x00\x01\x00\x02"), png_chunk(b"IDAT", png_rgb_idat()), IEND]))
+out("png-idat-extra.png", png([IHDR, png_chunk(b"IDAT", png_rgb_idat(extra=b"\x00" * 300)), IEND]))
+# Damage: the zlib stream is broken in the middle of the rows.
+broken = bytearray(png_rgb_idat())
+broken[len(broken) // 2] ^= 0xFF
+out("png-zlib-broken.png", png([IHDR, png_chunk(b"IDAT", bytes(broken)), IEND]))
+
+# ImageMagick writes a PNG's EXIF as a "Raw profile type exif" zTXt chunk (older versions, and
+# others that copy them): hex text of "Exif\0\0" and a TIFF structure with Orientation 6. The
+# stored 48x64 pixels are red on the left, blue on the right: turned upright (90 degrees clockwise)
+# the picture is 64x48, red on top.
+exif = b"Exif\x00\x00" + b"MM\x00\x2a\x00\x00\x00\x08\x00\x01" + struct.pack(">HHIHH", 0x0112, 3, 1, 6, 0) + b"\x00\x00\x00\x00"
+text = b"\nexif\n%8d\n" % len(exif) + exif.hex().encode() + b"\n"
+rows = [[(255, 0, 0) if x < H // 2 else (0, 0, 255) for x in range(H)] for _ in range(W)]  # 48x64 stored
+raw = b"".join(b"\x00" + bytes(c for px in row for c in px) for row in rows)
+out("png-raw-exif-6.png", png([png_chunk(b"IHDR", struct.pack(">IIBBBBB", H, W, 8, 2, 0, 0, 0)),
+                                png_chunk(b"zTXt", b"Raw profile type exif\x00\x00" + zlib.compress(text)),
+                                png_chunk(b"IDAT", zlib.compress(raw, 9)), IEND]))
+
+
+# --- TIFF --------------------------------------------------------------------------------------
+
+def tiff(pages, big=False, loop=False, extra_tags=(), truncate=0):
+    """An uncompressed TIFF (BigTIFF when `big`) of `pages`, each a dict with rows of sample tuples,
+    bits, planar, extra (ExtraSamples values) and photometric. `loop` points the last IFD back at
+    the first; `extra_tags` are (tag, type, count, value) entries added to page 1; `truncate` cuts
+    that many bytes from page 1's pixel data."""
+    order = "<"
+    data = bytearray(b"II" + (struct.pack("<HHHQ", 43, 8, 0, 0) if big else struct.pack("<HI", 42, 0)))
+    ifd_offsets, link_fields = [], []
+    for index, page in enumerate(pages):
+        rows, bits, planar = page["rows"], page["bits"], page.get("planar", 1)
+        h, w, spp = len(rows), len(rows[0]), len(rows[0][0])
+        fmt = "B" if bits == 8 else "H"
+        if planar == 1:
+            samples = [s for row in rows for px in row for s in px]
+        else:
+            samples = [px[c] for c in range(spp) for row in rows for px in row]
+        pixels = struct.pack(order + fmt * len(samples), *samples)
+        if index == 0 and truncate:
+            pixels = pixels[:-truncate]
+        strip_offset = len(data)
+        data += pixels
+        if len(data) % 2:
+            data += b"\x00"
+        bits_offset = len(data)
+        data += struct.pack(order + "H" * spp, *([bits] * spp))
+        plane_bytes = w * h * (bits // 8)
+        strip_offsets = [strip_offset] if planar == 1 else [strip_offset + c * plane_bytes for c in range(spp)]
+        strip_counts = [len(pixels)] if planar == 1 else [plane_bytes] * spp
+        so_offset = len(data)
+        data += struct.pack(order + ("Q" if big else "I") * len(strip_offsets), *strip_offsets)
+        sc_offset = len(data)
+        data += struct.pack(order + ("Q" if big else "I") * len(strip_counts), *strip_counts)
+        LONG8, LONG = 16, 4
+        off_type = LONG8 if big else LONG
+        entries = [
+            (256, 4, 1, w), (257, 4, 1, h), (258, 3, spp, bits_offset if spp > (4 if big else 2) else bits),  # BigTIFF: inline up to 4
+            (259, 3, 1, 1), (262, 3, 1, page.get("photometric", 2)),
+            (273, off_type, len(strip_offsets), strip_offsets[0] if len(strip_offsets) == 1 else so_offset),
+            (277, 3, 1, spp), (278, 4, 1, h),
+            (279, off_type, len(strip_counts), strip_counts[0] if len(strip_counts) == 1 else sc_offset),
+            (284, 3, 1, planar),
+        ]
+        if page.get("extra"):
+            entries.append((338, 3, len(page["extra"]), page["extra"][0]))
+        if index == 0:
+            entries += list(extra_tags)
+        entries.sort()
+        if len(data) % 2:
+            data += b"\x00"
+        ifd_offsets.append(len(data))
+        data += struct.pack(order + ("Q" if big else "H"), len(entries))
+        for tag, kind, count, value in entries:
+            if big:
+                data += struct.pack("<HHQ", tag, kind, count)
+                if kind == 3 and tag == 258 and 1 < count <= 4:
+                    data += struct.pack("<" + "H" * count, *([bits] * count)).ljust(8, b"\x00")  # inline values
+                else:
+                    data += struct.pack("<H6x", value) if kind == 3 and count == 1 else struct.pack("<Q", value)
+            else:
+                data += struct.pack("<HHI", tag, kind, count)
+                data += struct.pack("<H2x", value) if kind == 3 and count == 1 else struct.pack("<I", value)
+        link_fields.append(len(data))
+        data += struct.pack("<Q" if big else "<I", 0)
+    for index, field in enumerate(link_fields):
+        target = ifd_offsets[index + 1] if index + 1 < len(ifd_offsets) else (ifd_offsets[0] if loop else 0)
+        struct.pack_into("<Q" if big else "<I", data, field, target)
+    struct.pack_into("<Q" if big else "<I", data, 8 if big else 4, ifd_offsets[0])
+    return bytes(data)
+
+
+def rgba(bits, alpha_left, alpha_right):
+    top = 65535 if bits == 16 else 255
+    return [[(top, 0, 0, alpha_left) if x < W // 2 else (0, 0, top, alpha_right) for x in range(W)] for _ in range(H)]
+
+
+def rgb(bits=8):
+    top = 65535 if bits == 16 else 255
+    return [[(top, 0, 0) if x < W // 2 else (0, 0, top) for x in range(W)] for _ in range(H)]
+
+
+# Alpha as an ExtraSample: left half opaque red, right half transparent (unassociated: blue hidden
+# under it; associated: premultiplied, so black).
+for bits in (8, 16):
+    top = 65535 if bits == 16 else 255
+    for planar, layout in ((1, "contig"), (2, "planar")):
+        out(f"tiff-alpha-unassoc-{bits}-{layout}.tif",
+            tiff([{"rows": rgba(bits, top, 0), "bits": bits, "planar": planar, "extra": [2]}]))
+    out(f"tiff-alpha-assoc-{bits}-contig.tif",
+        tiff([{"rows": [[(top, 0, 0, top) if x < W // 2 else (0, 0, 0, 0) for x in range(W)] for _ in range(H)],
+               "bits": bits, "extra": [1]}]))
+# Benign: a private tag libtiff does not know; a tag whose count disagrees with its type; the IFD
+# chain looping back to page 1 after page 2.
+out("tiff-unknown-tag.tif", tiff([{"rows": rgb(), "bits": 8}], extra_tags=[(65000, 3, 1, 7)]))
+out("tiff-bogus-count.tif", tiff([{"rows": rgb(), "bits": 8}], extra_tags=[(296, 3, 2, 2)]))
+out("tiff-ifd-loop.tif", tiff([{"rows": rgb(), "bits": 8}, {"rows": rgb(), "bits": 8}], loop=True))
+# BigTIFF (version 43, 64-bit offsets).
+out("bigtiff.tif", tiff([{"rows": rgb(), "bits": 8}], big=True))
+# Damage: the strip is cut short by half.
+out("tiff-short-strip.tif", tiff([{"rows": rgb(), "bits": 8}], truncate=W * H * 3 // 2))
+
+
+# --- JPEG --------------------------------------------------------------------------------------
+
+base = magick("-size", f"{W}x{H}", "xc:red", "-size", f"{W}x{H}", "xc:blue", "+append", "-resize", f"{W}x{H}!",
+              "-quality", "90", "-sampling-factor", "1x1", "jpg:out")
+sof = base.index(b"\xff\xc0")
+dqt = base.index(b"\xff\xdb")
+# Benign: three stray bytes between two segments (libjpeg: "3 extraneous bytes before marker").
+out("jpeg-extraneous-bytes.jpg", base[:dqt] + b"\x00\x01\x02" + base[dqt:])
+# Benign, and a walk that a count of steps would give up on: 1000 comment segments and 20000
+# fill bytes before the frame header.
+comments = b"".join(b"\xff\xfe\x00\x10" + b"padding-segment" + b"\x00" for _ in range(1000))
+out("jpeg-padding-before-sof.jpg", base[:sof] + comments + b"\xff" * 20000 + base[sof:])
+# Damage: the entropy-coded data flipped every 37 bytes ("bad Huffman code", wrong pixels).
+scan = base.index(b"\xff\xda")
+damaged = bytearray(base)
+for at in range(scan + 40, len(damaged) - 10, 37):
+    if damaged[at] != 0xFF and damaged[at - 1] != 0xFF:
+        damaged[at] ^= 0x55
+out("jpeg-bad-huffman.jpg", bytes(damaged))
+
+
+# --- GIF ---------------------------------------------------------------------------------------
+
+# A 75x50 canvas whose only frame is 50x50 red at +25+0: a viewer shows it on the right, the
+# left 25 columns transparent.
+run("convert", "-size", "50x50", "xc:red", "-set", "page", "75x50+25+0", os.path.join(OUT, "gif-offset-frame.gif"))
+
+
+# --- HEIF with alpha ---------------------------------------------------------------------------
+
+with tempfile.TemporaryDirectory() as work:
+    source = os.path.join(work, "alpha.png")
+    # Left half opaque red, right half transparent with blue under it.
+    run("convert", "-size", f"{W // 2}x{H}", "xc:red", "-size", f"{W // 2}x{H}", "xc:#0000ff00", "+append",
+        "-depth", "8", "PNG32:" + source)
+    subprocess.run(["heif-enc", "-A", "-q", "90", source, "-o", os.path.join(OUT, "avif-alpha.avif")], check=True,
+                   stdout=subprocess.DEVNULL)
+    subprocess.run(["heif-enc", "-q", "90", source, "-o", os.path.join(OUT, "heic-alpha.heic")], check=True,
+                   stdout=subprocess.DEVNULL)
