@@ -27,6 +27,21 @@ enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
     }
 }
 
+/// What `--embedded` takes: when a thumbnail stored in the file (EXIF, HEIF item) may serve.
+enum EmbeddedChoice: String, CaseIterable, ExpressibleByArgument {
+    case never
+    case ifAbsent = "if-absent"
+    case always
+
+    var option: ThumbnailOptions.EmbeddedThumbnail {
+        switch self {
+        case .never: .never
+        case .ifAbsent: .ifAbsent
+        case .always: .always
+        }
+    }
+}
+
 struct ThumbnailCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumbnail",
@@ -62,6 +77,11 @@ struct ThumbnailCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Thumbnails made at once (default: the active processor count).", valueName: "N"))
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Use the thumbnail a file carries (EXIF, HEIC/AVIF item): never, if-absent (when it is at least N), always.",
+        valueName: "never|if-absent|always"))
+    var embedded: EmbeddedChoice = .never
 
     @Flag(name: .long, help: "Print one JSON object per input on stdout, in completion order.")
     var json = false
@@ -111,7 +131,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
         let runnable = plan.jobs.filter { $0.plannedError == nil }
         let thumbnailer = Thumbnailer(maxConcurrentJobs: jobs)
         let inputs = runnable.map { URL(fileURLWithPath: $0.input) }
-        for try await result in thumbnailer.thumbnails(of: inputs, maxPixelSize: maxPixelSize) {
+        let options = ThumbnailOptions(embedded: embedded.option)
+        for try await result in thumbnailer.thumbnails(of: inputs, maxPixelSize: maxPixelSize, options: options) {
             let job = runnable[result.index]
             do throws(MagickIOError) {
                 let thumbnail = try result.result.get()
