@@ -1,21 +1,14 @@
-import CMagickWand
 import Foundation
 
 /// ImageMagick's pixel cache as one pool for the whole process: its memory limit
 /// (``ResourceLimits/memory``) counts every image of every thread, and with MagickIO's map and disk
 /// limits at 0 an image that does not fit fails ("cache resources exhausted").
 enum MagickCache {
-    /// Bytes of pixel cache in use now, process-wide. Stands on `GetMagickResource`.
-    static var inUse: Int {
-        MagickRuntime.start()
-        return Int(clamping: GetMagickResource(MemoryResource))
-    }
+    /// Bytes of pixel cache in use now, process-wide.
+    static var inUse: Int { MagickResources.memoryInUse }
 
-    /// The memory limit in force. Stands on `GetMagickResourceLimit`.
-    static var limit: Int {
-        MagickRuntime.start()
-        return Int(clamping: GetMagickResourceLimit(MemoryResource))
-    }
+    /// The memory limit in force.
+    static var limit: Int { MagickResources.memoryLimit }
 
     /// Whether `bytes` more would not fit in the pool now.
     static func wouldOverflow(adding bytes: Int) -> Bool {

@@ -1,5 +1,3 @@
-import CMagickWand
-
 /// The format `Image/encoded(as:metadata:)` and `Image/write(to:as:metadata:)` produce.
 ///
 /// ```swift
@@ -60,10 +58,6 @@ public enum EncodingFormat: Sendable, Hashable {
     ///
     /// Stands on `GetMagickInfo`.
     public var isAvailable: Bool {
-        MagickRuntime.start()
-        let exception = AcquireExceptionInfo()
-        defer { DestroyExceptionInfo(exception) }
-        guard let info = GetMagickInfo(magickName, exception) else { return false }
-        return info.pointee.encoder != nil
+        MagickFormats.hasEncoder(magickName)
     }
 }

@@ -1,5 +1,3 @@
-import CMagickWand
-
 /// The one error MagickIO throws: what went wrong (``kind``), ImageMagick's own words for it
 /// (``message``) and, when ImageMagick raised it, its severity.
 ///
@@ -75,31 +73,5 @@ extension MagickIOError {
     static func limit(_ name: String, requested: Int, limit: Int, _ detail: String) -> MagickIOError {
         MagickIOError(.limitExceeded, "\(detail): over the \(name) limit of \(limit)",
                       limit: Limit(name: name, requested: requested, limit: limit))
-    }
-
-    /// Translates an ImageMagick exception. `reading` says a decode was under way, so that a
-    /// missing delegate means an unsupported format rather than an encoding failure.
-    init(exception: MagickException?, fallback: Kind, reading: Bool = false) {
-        guard let exception else {
-            self.init(fallback, "ImageMagick failed without a reason")
-            return
-        }
-        let kind: Kind
-        switch exception.severity {
-        case ResourceLimitError, ResourceLimitWarning, ResourceLimitFatalError, CacheError, CacheWarning, CacheFatalError:
-            // The pixel cache fails when it cannot get memory (its "cache resources exhausted").
-            kind = .limitExceeded
-        case MissingDelegateError, MissingDelegateWarning:
-            kind = reading ? .unsupportedFormat : .encodingFailed
-        case PolicyError, PolicyWarning:
-            kind = .formatNotAllowed
-        case CorruptImageError, CorruptImageWarning, CoderError, CoderWarning:
-            kind = reading ? .corruptImage : fallback
-        case FileOpenError, FileOpenWarning, BlobError, BlobWarning:
-            kind = reading ? .corruptImage : .io
-        default:
-            kind = fallback
-        }
-        self.init(kind, exception.message, severity: exception.severityName)
     }
 }

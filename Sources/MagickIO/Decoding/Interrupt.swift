@@ -1,4 +1,3 @@
-import CMagickWand
 import Synchronization
 
 /// Stops a decode or a resize between two rows: when it is cancelled, or when its deadline has
@@ -46,24 +45,4 @@ final class Interrupt: Sendable {
     }
 }
 
-/// ImageMagick's progress callback: go on unless the `Interrupt` passed as client data says stop.
-private let progressMonitor: MagickProgressMonitor = { _, _, _, client in
-    guard let client else { return MagickTrue }
-    let interrupt = Unmanaged<Interrupt>.fromOpaque(client).takeUnretainedValue()
-    return interrupt.stopReason == nil ? MagickTrue : MagickFalse
-}
 
-extension Wand {
-    /// Routes the wand's reads (and the images they make) through `interrupt`'s checks, or removes
-    /// the monitor with nil. The caller keeps `interrupt` alive while the wand works, and removes
-    /// the monitor before the images outlive it.
-    func monitor(_ interrupt: Interrupt?) {
-        let client = interrupt.map { Unmanaged.passUnretained($0).toOpaque() }
-        MagickSetProgressMonitor(pointer, interrupt == nil ? nil : progressMonitor, client)
-        MagickResetIterator(pointer)
-        while MagickNextImage(pointer) != MagickFalse {
-            MagickSetImageProgressMonitor(pointer, interrupt == nil ? nil : progressMonitor, client)
-        }
-        MagickSetFirstIterator(pointer)
-    }
-}

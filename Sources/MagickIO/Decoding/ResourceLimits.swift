@@ -1,5 +1,3 @@
-import CMagickWand
-
 /// ImageMagick's resource limits, which are process-wide by ImageMagick's design.
 ///
 /// MagickIO applies ``safeDefaults`` once, on first use. Change them with ``apply(_:)``, which
@@ -60,37 +58,14 @@ public struct ResourceLimits: Sendable, Hashable {
 
     /// The limits in force now (after the policy's clamp). Stands on `MagickGetResourceLimit`.
     public static var current: ResourceLimits {
-        MagickRuntime.start()
-        func get(_ type: ResourceType) -> Int {
-            Int(clamping: MagickGetResourceLimit(type))
-        }
-        return ResourceLimits(
-            memory: get(MemoryResource), map: get(MapResource), disk: get(DiskResource),
-            area: get(AreaResource), width: get(WidthResource), height: get(HeightResource),
-            listLength: get(ListLengthResource), threads: get(ThreadResource))
+        MagickResources.limits()
     }
 
     /// Sets every limit process-wide and returns the limits in force afterwards, which the
     /// system policy may have lowered. Stands on `MagickSetResourceLimit`.
     @discardableResult
     public static func apply(_ limits: ResourceLimits) -> ResourceLimits {
-        MagickRuntime.start()
-        set(limits)
+        MagickResources.set(limits)
         return current
-    }
-
-    static func applyStartupDefaults() {
-        set(safeDefaults)
-    }
-
-    private static func set(_ limits: ResourceLimits) {
-        let values: [(ResourceType, Int)] = [
-            (MemoryResource, limits.memory), (MapResource, limits.map), (DiskResource, limits.disk),
-            (AreaResource, limits.area), (WidthResource, limits.width), (HeightResource, limits.height),
-            (ListLengthResource, limits.listLength), (ThreadResource, max(limits.threads, 1)),
-        ]
-        for (type, value) in values {
-            MagickSetResourceLimit(type, MagickSizeType(max(value, 0)))
-        }
     }
 }

@@ -1,4 +1,4 @@
-import CMagickWand
+internal import CMagickWand
 import Synchronization
 
 /// Process-wide facts and settings of MagickIO: which formats this ImageMagick has, and which
@@ -60,37 +60,6 @@ public enum MagickIO {
     private static let allowlist = Locked<Set<ImageFormat>>(defaultAllowedDecoders)
 
     /// The coders MagickIO encodes with.
-    private static let encoders = ["JPEG", "PNG", "WEBP", "HEIC", "AVIF"]
-
-    /// Applies MagickIO's security policy on top of the system's (ImageMagick takes the last
-    /// matching rule, so these override `policy.xml` for what they name).
-    static func applySecurityPolicy(decoders: Set<ImageFormat>) {
-        let readers = Set(decoders.map(\.magickName))
-        let writers = Set(encoders)
-        let both = readers.intersection(writers), readOnly = readers.subtracting(writers), writeOnly = writers.subtracting(readers)
-        func rule(_ rights: String, _ names: Set<String>) -> String {
-            names.isEmpty ? "" : "<policy domain=\"coder\" rights=\"\(rights)\" pattern=\"{\(names.sorted().joined(separator: ","))}\"/>"
-        }
-        let policy = """
-            <policymap>
-            <policy domain="delegate" rights="none" pattern="*"/>
-            <policy domain="path" rights="none" pattern="@*"/>
-            <policy domain="coder" rights="none" pattern="*"/>
-            \(rule("read|write", both))\(rule("read", readOnly))\(rule("write", writeOnly))
-            </policymap>
-            """
-        let exception = AcquireExceptionInfo()
-        defer { DestroyExceptionInfo(exception) }
-        _ = SetMagickSecurityPolicy(policy, exception)
-    }
+    static let encoders = ["JPEG", "PNG", "WEBP", "HEIC", "AVIF"]
 }
 
-/// What ``MagickIO/availableFormats`` reports.
-public struct FormatSupport: Sendable, Hashable {
-    /// Every format this ImageMagick has a decoder for (its names, lowercased; aliases included).
-    public var decodable: Set<ImageFormat>
-    /// Every format this ImageMagick has an encoder for.
-    public var encodable: Set<ImageFormat>
-    /// The decoders MagickIO allows that this ImageMagick has.
-    public var allowed: Set<ImageFormat>
-}

@@ -1,4 +1,3 @@
-import CMagickWand
 import Foundation
 
 extension ImageSource {
@@ -68,20 +67,12 @@ extension ImageSource {
         guard options.metadata != .stripAll else { return }
         try Wand.withThreadWand { picture throws(MagickIOError) in
             try picture.read(bytes, format: format, frames: count == 1 ? nil : 0...0, ping: true)
-            var names = 0
-            if let list = MagickGetImageProfiles(picture.pointer, "*", &names) {
-                defer { MagickRelinquishMemory(list) }
-                for index in 0..<names {
-                    guard let name = list[index] else { continue }
-                    defer { MagickRelinquishMemory(name) }
-                    // The colour profile is the thumbnail's own business (it describes its pixels).
-                    let key = String(cString: name)
-                    guard key != "icc", let profile = picture.profile(key) else { continue }
-                    wand.setProfile(key, profile)
-                }
+            // The colour profile is the thumbnail's own business (it describes its pixels).
+            for name in picture.profileNames() where name != "icc" {
+                if let profile = picture.profile(name) { wand.setProfile(name, profile) }
             }
             if let comment = picture.property("comment") {
-                MagickSetImageProperty(wand.pointer, "comment", comment)
+                wand.setProperty("comment", comment)
             }
         }
     }

@@ -1,4 +1,3 @@
-import CMagickWand
 import Foundation
 
 /// Decoded pixels with their metadata, from `ImageSource/image(at:)` or
@@ -29,7 +28,7 @@ public struct Image: Sendable {
     /// Wraps a wand holding exactly one image; the image takes ownership.
     init(wand: Wand, orientation: Orientation, warnings: [String] = []) {
         wand.monitor(nil)  // no progress callback may outlive the call that set it
-        MagickSetFirstIterator(wand.pointer)
+        wand.rewind()
         storage = Storage(wand: wand)
         width = wand.width
         height = wand.height
@@ -91,95 +90,58 @@ public struct Image: Sendable {
         let bytesPerRow = width * layout.bytesPerPixel
         var bytes = [UInt8](repeating: 0, count: bytesPerRow * height)
         try storage.withCopy { wand throws(MagickIOError) in
-            // Export maps channels by name, not meaning: a YCbCr image (ImageMagick's HEIC coder
-            // returns one) or a CMYK one would come out as its raw planes.
-            let colorspace = MagickGetImageColorspace(wand.pointer)
-            if ![sRGBColorspace, RGBColorspace, GRAYColorspace].contains(colorspace) {
-                try wand.check(MagickTransformImageColorspace(wand.pointer, sRGBColorspace), fallback: .corruptImage)
+            let exported = bytes.withUnsafeMutableBytes { raw in
+                Result { () throws(MagickIOError) in try wand.exportPixels(layout, width: width, height: height, into: raw) }
             }
-            // Export reads the opacity channel even of an image without alpha, and some coders
-            // (ImageMagick's HEIC) leave it unset there: such an image is opaque.
-            if layout.map.contains("A"), MagickGetImageAlphaChannel(wand.pointer) == MagickFalse {
-                try wand.check(MagickSetImageAlphaChannel(wand.pointer, OpaqueAlphaChannel), fallback: .corruptImage)
-            }
-            let status = bytes.withUnsafeMutableBytes { raw in
-                MagickExportImagePixels(wand.pointer, 0, 0, width, height, layout.map, CharPixel, raw.baseAddress)
-            }
-            try wand.check(status, fallback: .corruptImage)
+            try exported.get()
         }
         return PixelBuffer(layout: layout, width: width, height: height, bytesPerRow: bytesPerRow, bytes: bytes)
     }
 
-    /// The image's properties as decoded (metadata included).
+    /// The image's properties as decoded (metadata included), read once and kept.
     public var properties: ImageProperties {
-        var properties = storage.withCopy { wand in ImageProperties(wand: wand, format: wand.imageFormat) }
+        var properties = storage.properties
         properties.orientation = orientation
         return properties
     }
 }
 
 extension Image {
-    /// Owns the image's wand. The wand is touched only under `lock`, and only to copy its image
-    /// into another wand.
+    /// Owns the image's wand. The wand is touched only under `lock`: to copy its image into
+    /// another wand, or to read its properties once.
     final class Storage: @unchecked Sendable {
         private let wand: Wand
         private let lock = NSLock()
+        private var readProperties: ImageProperties?
 
         init(wand: Wand) {
             self.wand = wand
         }
 
+        /// The image's properties, read on first use (`MagickGetImage…`; reading EXIF tags
+        /// parses the profile, so it is not done for images that never need it).
+        var properties: ImageProperties {
+            lock.withLock {
+                if let readProperties { return readProperties }
+                let properties = ImageProperties(wand: wand, format: wand.imageFormat)
+                readProperties = properties
+                return properties
+            }
+        }
+
+        private func copyImage(into copy: Wand) throws(MagickIOError) {
+            lock.lock()
+            defer { lock.unlock() }
+            try copy.addImages(of: wand)
+        }
+
         /// Runs `body` on this thread's wand holding a copy of the image (`MagickAddImage`: the
         /// pixel cache is shared copy-on-write, so the copy costs no pixels until written).
-        func withCopy<T, E: Error>(_ body: (Wand) throws(E) -> T) throws(E) -> T {
-            try Wand.withThreadWand { (copy: Wand) throws(E) -> T in
-                lock.withLock { _ = MagickAddImage(copy.pointer, wand.pointer) }
-                MagickSetFirstIterator(copy.pointer)
+        func withCopy<T>(_ body: (Wand) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
+            try Wand.withThreadWand { (copy: Wand) throws(MagickIOError) -> T in
+                try copyImage(into: copy)
                 return try body(copy)
             }
         }
-    }
-}
-
-extension Wand {
-    /// ImageMagick's format of the current image, lowercased.
-    var imageFormat: ImageFormat {
-        guard let name = MagickGetImageFormat(pointer) else { return ImageFormat(rawValue: "") }
-        defer { MagickRelinquishMemory(name) }
-        return ImageFormat(rawValue: String(cString: name))
-    }
-
-    /// The current image encoded in `format` (the image is changed: call on a copy).
-    func encode(as format: EncodingFormat) throws(MagickIOError) -> Data {
-        // The wand's own format (set for a read) would win over the image's: set both.
-        try check(MagickSetFormat(pointer, format.magickName), fallback: .encodingFailed)
-        try check(MagickSetImageFormat(pointer, format.magickName), fallback: .encodingFailed)
-        if let quality = format.quality {
-            let clamped = min(max(quality, 1), 100)
-            try check(MagickSetImageCompressionQuality(pointer, clamped), fallback: .encodingFailed)
-        }
-        if !format.keepsAlpha, MagickGetImageAlphaChannel(pointer) != MagickFalse {
-            try flattenOntoWhite()
-        }
-        if format == .png {
-            // ImageMagick stamps PNGs with the time of writing (tIME, date:* text): leave them out so
-            // that the same image always encodes to the same bytes.
-            MagickSetOption(pointer, "png:exclude-chunk", "date,tIME")
-        }
-        var length = 0
-        guard let blob = MagickGetImageBlob(pointer, &length), length > 0 else {
-            throw MagickIOError(exception: takeException(minimum: ErrorException), fallback: .encodingFailed)
-        }
-        defer { MagickRelinquishMemory(blob) }
-        return Data(bytes: blob, count: length)
-    }
-
-    /// Composites the image onto opaque white and drops the alpha channel.
-    func flattenOntoWhite() throws(MagickIOError) {
-        let white = NewPixelWand()
-        defer { DestroyPixelWand(white) }
-        PixelSetColor(white, "white")
-        try check(MagickSetImageBackgroundColor(pointer, white), fallback: .encodingFailed)
-        try check(MagickSetImageAlphaChannel(pointer, RemoveAlphaChannel), fallback: .encodingFailed)
     }
 }

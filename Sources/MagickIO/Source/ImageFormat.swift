@@ -1,4 +1,3 @@
-import CMagickWand
 import Foundation
 
 /// An image file format, told from the content (never from the file name).
@@ -100,15 +99,6 @@ extension ImageFormat {
     /// ImageMagick's name for content MagickIO does not decode, from its magic table only (no coder
     /// runs), so that the error can say what the content is.
     static func magickGuess(_ bytes: Data) -> ImageFormat? {
-        MagickRuntime.start()
-        let exception = AcquireExceptionInfo()
-        defer { DestroyExceptionInfo(exception) }
-        let info = bytes.prefix(8192).withUnsafeBytes { raw -> UnsafePointer<MagicInfo>? in
-            guard let base = raw.bindMemory(to: UInt8.self).baseAddress else { return nil }
-            return GetMagicInfo(base, raw.count, exception)
-        }
-        guard let info, let name = GetMagicName(info) else { return nil }
-        let format = ImageFormat(rawValue: String(cString: name))
-        return format.rawValue.isEmpty ? nil : format
+        MagickFormats.magicName(of: bytes.prefix(8192)).map(ImageFormat.init(rawValue:)).flatMap { $0.rawValue.isEmpty ? nil : $0 }
     }
 }

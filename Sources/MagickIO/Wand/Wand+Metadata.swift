@@ -1,19 +1,5 @@
-import CMagickWand
-
-/// Which metadata an image keeps when it is encoded or thumbnailed.
-///
-/// ```swift
-/// let shareable = try image.encoded(as: .jpeg(quality: 90), metadata: .keepAllButGPS)
-/// ```
-public enum MetadataPolicy: Sendable, Hashable, CaseIterable {
-    /// Keep EXIF, XMP, IPTC, ICC profiles and comments.
-    case keepAll
-    /// Keep everything but location: the EXIF GPS directory is emptied (every GPS value's bytes are
-    /// zeroed) and an XMP packet that mentions GPS is dropped.
-    case keepAllButGPS
-    /// Keep nothing (`MagickStripImage`): the default for thumbnails.
-    case stripAll
-}
+internal import CMagickWand
+import Foundation
 
 extension Wand {
     /// Applies `policy` to the current image's metadata.
@@ -47,5 +33,22 @@ extension Wand {
     /// Sets the current image's profile `name` to `bytes` (a failure leaves the image as it was).
     func setProfile(_ name: String, _ bytes: [UInt8]) {
         _ = bytes.withUnsafeBytes { MagickSetImageProfile(pointer, name, $0.baseAddress, $0.count) }
+    }
+
+    /// The names of the current image's profiles.
+    func profileNames() -> [String] {
+        var count = 0
+        guard let list = MagickGetImageProfiles(pointer, "*", &count) else { return [] }
+        defer { MagickRelinquishMemory(list) }
+        return (0..<count).compactMap { index in
+            guard let name = list[index] else { return nil }
+            defer { MagickRelinquishMemory(name) }
+            return String(cString: name)
+        }
+    }
+
+    /// Sets the current image's property `name` (`comment`, `exif:Orientation`, ...).
+    func setProperty(_ name: String, _ value: String) {
+        MagickSetImageProperty(pointer, name, value)
     }
 }

@@ -1,39 +1,9 @@
-import CMagickWand
+internal import CMagickWand
 import Foundation
 
 // The thin internal layer over MagickWand: process start-up, wand ownership and exception
 // translation. Nothing here is public, and raw C types stay in this file and its callers inside the
 // module.
-
-/// Process-wide ImageMagick start-up, run once (Swift runs a global's initialiser exactly once,
-/// thread-safely) before the first MagickWand call.
-private let magickRuntime: Void = {
-    MagickWandGenesis()
-    // ImageMagick's default handlers print to stderr. Everything it reports is read back from the
-    // wand or image exception instead, so the handlers do nothing.
-    _ = SetWarningHandler { _, _, _ in }
-    _ = SetErrorHandler { _, _, _ in }
-    ResourceLimits.applyStartupDefaults()
-    MagickIO.applySecurityPolicy(decoders: MagickIO.defaultAllowedDecoders)
-}()
-
-/// The thread-specific slot of `Wand.withThreadWand`; its destructor destroys a thread's wand when
-/// the thread exits.
-private let threadWandKey: pthread_key_t = {
-    var key = pthread_key_t()
-    pthread_key_create(&key) { slot in
-        if let slot { Unmanaged<Wand>.fromOpaque(slot).release() }
-    }
-    return key
-}()
-
-enum MagickRuntime {
-    /// Makes sure `MagickWandGenesis` has run; every entry point calls this first.
-    @inline(__always)
-    static func start() {
-        _ = magickRuntime
-    }
-}
 
 /// One MagickWand, owned by exactly one Swift value and used by one thread at a time.
 ///
@@ -209,36 +179,5 @@ final class Wand {
             result[key] = property(key)
         }
         return result
-    }
-}
-
-/// What ImageMagick reported: its severity and its reason/description text.
-struct MagickException {
-    var severity: ExceptionType
-    var message: String
-
-    init(severity: ExceptionType, message: String) {
-        self.severity = severity
-        self.message = message
-    }
-
-    /// One entry of an exception list.
-    init(_ info: ExceptionInfo) {
-        let reason = info.reason.map { String(cString: $0) } ?? ""
-        let description = info.description.map { String(cString: $0) } ?? ""
-        self.init(severity: info.severity, message: description.isEmpty ? reason : "\(reason) (\(description))")
-    }
-
-    /// ImageMagick's name for the severity, e.g. `CorruptImageError`.
-    var severityName: String {
-        let value = Int(severity.rawValue)
-        let level = value >= 700 ? "FatalError" : value >= 400 ? "Error" : "Warning"
-        let domains = [
-            0: "ResourceLimit", 5: "Type", 10: "Option", 15: "Delegate", 20: "MissingDelegate",
-            25: "CorruptImage", 30: "FileOpen", 35: "Blob", 40: "Stream", 45: "Cache", 50: "Coder",
-            52: "Filter", 55: "Module", 60: "Draw", 65: "Image", 70: "Wand", 75: "Random",
-            80: "XServer", 85: "Monitor", 90: "Registry", 95: "Configure", 99: "Policy",
-        ]
-        return (domains[value % 100] ?? "") + level
     }
 }

@@ -1,0 +1,131 @@
+// The decode of one frame: its cost checked against the limits from the header alone, then the
+// read under the source's strictness, its interrupt and ImageMagick's shared pixel cache.
+
+extension ImageSource {
+    /// What decoding frame `index` at `jpegHint` will cost, from the headers alone (see
+    /// ``DecodeEstimate``).
+    func estimate(frame index: Int, jpegHint: JPEGScale.Hint? = nil) -> DecodeEstimate {
+        let frame = frames[index]
+        // An animation frame: the ping's size for it (its canvas), not the file's header.
+        let width = format.isAnimation ? frame.pixelWidth : header?.width ?? frame.pixelWidth
+        let height = format.isAnimation ? frame.pixelHeight : header?.height ?? frame.pixelHeight
+        let composites = format.isAnimation && (count > 1 || frame.isOffsetOnCanvas)
+        var estimate = DecodeEstimate(format: format, header: header, width: width, height: height,
+                                      jpegHint: jpegHint, composited: composites)
+        if format.isAnimation, count > 1 {
+            // Frames 0...index are decoded, then composited into as many canvases.
+            estimate.bytes = estimate.bytes.saturatingTimes(index + 1)
+            estimate.cacheBytes = estimate.cacheBytes.saturatingTimes(index + 1)
+        }
+        return estimate
+    }
+
+    /// Refuses a decode whose estimate exceeds ``options`` or the process's size limits, with the
+    /// numbers, before any pixel is decoded.
+    func checkLimits(frame index: Int, jpegHint: JPEGScale.Hint?) throws(MagickIOError) {
+        let storedWidth = header?.width ?? frames[index].pixelWidth
+        let storedHeight = header?.height ?? frames[index].pixelHeight
+        let pixels = storedWidth.saturatingTimes(storedHeight)
+        if pixels > options.maxPixelCount {
+            throw MagickIOError.limit("maxPixelCount", requested: pixels, limit: options.maxPixelCount,
+                                      "\(storedWidth)x\(storedHeight) is \(pixels) pixels")
+        }
+        let estimate = estimate(frame: index, jpegHint: jpegHint)
+        let cacheLimit = MagickCache.limit
+        if estimate.cacheBytes > cacheLimit {
+            throw MagickIOError.limit("memory", requested: estimate.cacheBytes, limit: cacheLimit,
+                                      "decoding \(storedWidth)x\(storedHeight) at \(estimate.width)x\(estimate.height) needs \(estimate.cacheBytes >> 20) MiB of ImageMagick's pixel cache")
+        }
+        if estimate.bytes > options.memoryBudget {
+            throw MagickIOError.limit("memoryBudget", requested: estimate.bytes, limit: options.memoryBudget,
+                                      "decoding \(storedWidth)x\(storedHeight) at \(estimate.width)x\(estimate.height) needs about \(estimate.bytes >> 20) MiB")
+        }
+        let process = ResourceLimits.current
+        let checks = [("width", estimate.width, process.width), ("height", estimate.height, process.height),
+                      ("area", estimate.width.saturatingTimes(estimate.height), process.area)]
+        for (name, requested, limit) in checks where requested > limit {
+            throw MagickIOError.limit(name, requested: requested, limit: limit,
+                                      "decoding at \(estimate.width)x\(estimate.height) exceeds ImageMagick's \(name) limit")
+        }
+    }
+
+    /// Reads frame `index` into this thread's wand, after ``checkLimits``, and runs `body` on it
+    /// with the decoder's warnings (the wand holds that frame only, and is cleared afterwards). The
+    /// read and whatever `body` does stop at the next row once `interrupt` says so, and then throw.
+    ///
+    /// A decode that finds ImageMagick's pixel cache full while other decodes run is tried once
+    /// more, alone (``CacheGate``).
+    func withDecoded<T>(frame index: Int, jpegHint: JPEGScale.Hint? = nil, interrupt: Interrupt? = nil,
+                        _ body: (Wand, [DecoderWarning]) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
+        try checkLimits(frame: index, jpegHint: jpegHint)
+        let cacheBytes = estimate(frame: index, jpegHint: jpegHint).cacheBytes
+        let attempt = { () throws(MagickIOError) -> T in
+            try self.decode(frame: index, jpegHint: jpegHint, interrupt: interrupt, cacheBytes: cacheBytes, body)
+        }
+        do {
+            return try CacheGate.shared.shared(attempt)
+        } catch where error.kind == .limitExceeded && error.limit == nil {
+            return try CacheGate.shared.exclusive(attempt)
+        }
+    }
+
+    private func decode<T>(frame index: Int, jpegHint: JPEGScale.Hint?, interrupt: Interrupt?, cacheBytes: Int,
+                           _ body: (Wand, [DecoderWarning]) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
+        try withInterruptibleWand(interrupt) { wand, interrupt throws(MagickIOError) in
+            if let jpegHint, format == .jpeg {
+                wand.setJPEGScaleHint(jpegHint)
+            }
+            // A frame of an animation is what a viewer shows at that point: every frame up to
+            // it, composited on the canvas (also a lone frame smaller than its canvas). Pages of a
+            // TIFF stand alone.
+            let composites = format.isAnimation && (count > 1 || frames[index].isOffsetOnCanvas)
+            let range = count == 1 ? nil : composites ? 0...index : index...index
+            let warnings: [DecoderWarning]
+            if format.isHEIF, frames[index].hasAlpha {
+                try HEIFPrimary.decode(bytes, maxPixelCount: options.maxPixelCount, into: wand)
+                warnings = []
+            } else {
+                warnings = try wand.read(bytes, format: format, frames: range, ping: false, strictness: options.strictness,
+                                         cacheBytes: cacheBytes)
+            }
+            // ImageMagick returns a stopped JPEG decode as a success with a partial image.
+            try interrupt?.check()
+            guard wand.imageCount == (range?.count ?? 1) else {
+                throw MagickIOError(.corruptImage, "expected \(range?.count ?? 1) frames, the decoder returned \(wand.imageCount)")
+            }
+            if composites {
+                try wand.keepCompositedLastFrame()
+            }
+            if format.isHEIF, wand.profile("icc") == nil,
+               let profile = HEIFThumbnail.primaryProfile(in: bytes, maxPixelCount: options.maxPixelCount) {
+                wand.setProfile("icc", profile)
+            }
+            wand.monitor(interrupt)  // the image the read made
+            return try body(wand, warnings)
+        }
+    }
+
+    /// Runs `body` on this thread's wand under `interrupt`, or one made from ``options``'
+    /// time limit: checked before, routed through the wand's progress monitor while `body` runs,
+    /// and checked again after, also when `body` fails, because a step the monitor stopped
+    /// reports a corrupt image or nothing at all: the error then says why it stopped.
+    func withInterruptibleWand<T>(_ interrupt: Interrupt?,
+                                  _ body: (Wand, Interrupt?) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
+        let interrupt = interrupt ?? options.timeLimit.map { Interrupt(timeLimit: $0) }
+        try interrupt?.check()
+        return try withExtendedLifetime(interrupt) { () throws(MagickIOError) -> T in
+            try Wand.withThreadWand { wand throws(MagickIOError) in
+                wand.monitor(interrupt)
+                defer { wand.monitor(nil) }
+                do throws(MagickIOError) {
+                    let result = try body(wand, interrupt)
+                    try interrupt?.check()
+                    return result
+                } catch {
+                    try interrupt?.check()
+                    throw error
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,152 @@
+internal import CHeif
+import Foundation
+
+/// A HEIF file opened by libheif from MagickIO's own bytes (a file is read with `pread` as libheif
+/// asks, never whole), with its primary image's handle.
+final class HEIFFile {
+    let heif: LibHeif
+    let context: OpaquePointer
+    let primary: OpaquePointer
+    /// What libheif's reader callbacks read from; kept alive as long as the context.
+    private let cursor: HEIFCursor
+
+    var width: Int { Int(heif.image_handle_get_width(primary)) }
+    var height: Int { Int(heif.image_handle_get_height(primary)) }
+
+    init?(_ bytes: SourceBytes, maxPixelCount: Int) {
+        guard let heif = LibHeif.shared, let context = heif.context_alloc() else { return nil }
+        self.heif = heif
+        // libheif 1.15 applies this limit to each side of every item as it opens the file; MagickIO
+        // never has libheif decode the primary image, and checks each thumbnail item's pixel
+        // count itself, so a side as long as the whole pixel count is no narrower than it must be
+        // (a side limit of its square root would refuse an 8064x6048 photo under 50 MP).
+        heif.context_set_maximum_image_size_limit(context, Int32(clamping: max(maxPixelCount, 1)))
+        // Tiles decode on the calling thread: MagickIO's concurrency is its own workers.
+        heif.context_set_max_decoding_threads(context, 0)
+        cursor = HEIFCursor(bytes)
+        let opened = heif.context_read_from_reader(context, heifReader, Unmanaged.passUnretained(cursor).toOpaque(), nil)
+        var primary: OpaquePointer?
+        guard opened.code == heif_error_Ok,
+              heif.context_get_primary_image_handle(context, &primary).code == heif_error_Ok, let primary else {
+            heif.context_free(context)
+            return nil
+        }
+        self.context = context
+        self.primary = primary
+    }
+
+    deinit {
+        heif.image_handle_release(primary)
+        heif.context_free(context)
+    }
+
+    /// Decodes the image of `handle`, upright and 8 bits per channel (HDR converted down), with
+    /// its alpha, into `wand`, which must hold no image.
+    func decode(_ handle: OpaquePointer, into wand: Wand, what: String) throws(MagickIOError) {
+        let hasAlpha = heif.image_handle_has_alpha_channel(handle) != 0
+        let options = heif.decoding_options_alloc()
+        defer { heif.decoding_options_free(options) }
+        options?.pointee.convert_hdr_to_8bit = 1
+        var image: OpaquePointer?
+        try Self.check(heif.decode_image(handle, &image, heif_colorspace_RGB,
+                                         hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options),
+                       "decoding \(what)")
+        guard let image else { throw MagickIOError(.corruptImage, "libheif returned no image for \(what)") }
+        defer { heif.image_release(image) }
+        let width = Int(heif.image_get_width(image, heif_channel_interleaved))
+        let height = Int(heif.image_get_height(image, heif_channel_interleaved))
+        var stride: Int32 = 0
+        guard width > 0, height > 0, let plane = heif.image_get_plane_readonly(image, heif_channel_interleaved, &stride) else {
+            throw MagickIOError(.corruptImage, "\(what) decoded to no pixels")
+        }
+        let channels = hasAlpha ? 4 : 3
+        let map = hasAlpha ? "RGBA" : "RGB"
+        let rowBytes = width * channels
+        if Int(stride) == rowBytes {
+            try wand.constitute(width: width, height: height, map: map, pixels: plane)
+            return
+        }
+        // MagickConstituteImage wants packed rows; libheif pads these.
+        var packed = [UInt8](repeating: 0, count: rowBytes * height)
+        packed.withUnsafeMutableBytes { destination in
+            for row in 0..<height {
+                (destination.baseAddress! + row * rowBytes).copyMemory(from: plane + row * Int(stride), byteCount: rowBytes)
+            }
+        }
+        let constituted = packed.withUnsafeBytes { raw in
+            Result { () throws(MagickIOError) in try wand.constitute(width: width, height: height, map: map, pixels: raw.baseAddress!) }
+        }
+        try constituted.get()
+    }
+
+    func thumbnailHandle(_ id: heif_item_id) -> OpaquePointer? {
+        var handle: OpaquePointer?
+        guard heif.image_handle_get_thumbnail(primary, id, &handle).code == heif_error_Ok else { return nil }
+        return handle
+    }
+
+    func iccProfile(_ handle: OpaquePointer) -> [UInt8]? {
+        let type = heif.image_handle_get_color_profile_type(handle)
+        guard type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC else { return nil }
+        let size = heif.image_handle_get_raw_color_profile_size(handle)
+        guard size > 0, size <= 1 << 24 else { return nil }
+        var profile = [UInt8](repeating: 0, count: size)
+        guard heif.image_handle_get_raw_color_profile(handle, &profile).code == heif_error_Ok else { return nil }
+        return profile
+    }
+
+    static func check(_ error: heif_error, _ doing: String) throws(MagickIOError) {
+        guard error.code != heif_error_Ok else { return }
+        let reason = error.message.map { String(cString: $0) } ?? "error \(error.code.rawValue)"
+        let kind: MagickIOError.Kind = switch error.code {
+        case heif_error_Memory_allocation_error: .limitExceeded
+        case heif_error_Unsupported_feature, heif_error_Unsupported_filetype, heif_error_Plugin_loading_error: .unsupportedFormat
+        default: .corruptImage
+        }
+        throw MagickIOError(kind, "\(doing): \(reason) (libheif)")
+    }
+}
+
+/// The read position of one libheif reader over a source's bytes.
+private final class HEIFCursor {
+    let bytes: SourceBytes
+    var position = 0
+
+    init(_ bytes: SourceBytes) {
+        self.bytes = bytes
+    }
+}
+
+/// libheif's reader callbacks, shared by every file (the state is the cursor passed as userdata).
+/// libheif keeps the pointer for the context's life, so it is allocated once, for the process; it
+/// is written once, when Swift initialises the global, and only read after.
+nonisolated(unsafe) private let heifReader: UnsafeMutablePointer<heif_reader> = {
+    func cursor(_ userdata: UnsafeMutableRawPointer?) -> HEIFCursor {
+        Unmanaged<HEIFCursor>.fromOpaque(userdata!).takeUnretainedValue()
+    }
+    let reader = UnsafeMutablePointer<heif_reader>.allocate(capacity: 1)
+    reader.initialize(to: heif_reader(
+        reader_api_version: 1,
+        get_position: { Int64(cursor($0).position) },
+        read: { data, size, userdata in
+            let cursor = cursor(userdata)
+            guard size > 0 else { return 0 }  // an empty box body (AVIF's av1C has one), maybe no buffer
+            guard let data, size <= cursor.bytes.count - min(cursor.position, cursor.bytes.count) else { return 1 }
+            let got = cursor.bytes.copy(at: cursor.position, into: UnsafeMutableRawBufferPointer(start: data, count: size))
+            guard got == size else { return 1 }
+            cursor.position += size
+            return 0
+        },
+        seek: { position, userdata in
+            let cursor = cursor(userdata)
+            guard position >= 0, position <= Int64(cursor.bytes.count) else { return 1 }
+            cursor.position = Int(position)
+            return 0
+        },
+        wait_for_file_size: { target, userdata in
+            target <= Int64(cursor(userdata).bytes.count) ? heif_reader_grow_status_size_reached
+                : heif_reader_grow_status_size_beyond_eof
+        }))
+    return reader
+}()
+

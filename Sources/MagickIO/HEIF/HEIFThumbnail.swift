@@ -1,0 +1,87 @@
+internal import CHeif
+import Foundation
+
+/// A thumbnail item of a HEIC or AVIF file: a small image a phone stores beside the photo and links
+/// to it with a `thmb` reference. ImageMagick 6's HEIC coder only ever decodes the primary image,
+/// so MagickIO reads these through libheif itself.
+///
+/// libheif applies the item's own `irot`/`imir`/`clap` transforms when it decodes, as it does for
+/// the primary image, so the sizes here and the pixels decoded are upright.
+struct HEIFThumbnail {
+    /// The item's size as shown (after its transforms).
+    let width: Int
+    let height: Int
+    /// The file, opened through libheif, and the item's id in it.
+    fileprivate let file: HEIFFile
+    fileprivate let id: heif_item_id
+
+    /// The thumbnails of `bytes`' primary image, smallest first; empty for a file libheif cannot
+    /// open or an image without any. A thumbnail with more pixels than the primary image, or one
+    /// libheif would not decode under `maxPixelCount`, is left out.
+    static func all(in bytes: SourceBytes, maxPixelCount: Int) -> [HEIFThumbnail] {
+        guard let file = HEIFFile(bytes, maxPixelCount: maxPixelCount) else { return [] }
+        let heif = file.heif
+        let primaryPixels = file.width.saturatingTimes(file.height)
+        let count = Int(heif.image_handle_get_number_of_thumbnails(file.primary))
+        guard count > 0 else { return [] }
+        var ids = [heif_item_id](repeating: 0, count: min(count, 16))
+        let listed = Int(heif.image_handle_get_list_of_thumbnail_IDs(file.primary, &ids, Int32(ids.count)))
+        return ids.prefix(listed).compactMap { id -> HEIFThumbnail? in
+            guard let handle = file.thumbnailHandle(id) else { return nil }
+            defer { heif.image_handle_release(handle) }
+            let width = Int(heif.image_handle_get_width(handle)), height = Int(heif.image_handle_get_height(handle))
+            let pixels = width.saturatingTimes(height)
+            guard width > 0, height > 0, pixels <= primaryPixels, pixels <= maxPixelCount else { return nil }
+            return HEIFThumbnail(width: width, height: height, file: file, id: id)
+        }
+        .sorted { $0.width.saturatingTimes($0.height) < $1.width.saturatingTimes($1.height) }
+    }
+
+    /// The primary image's ICC profile, which ImageMagick 6's HEIC coder leaves behind (a phone's
+    /// Display P3 photo would otherwise pass for sRGB), or nil.
+    static func primaryProfile(in bytes: SourceBytes, maxPixelCount: Int) -> [UInt8]? {
+        HEIFFile(bytes, maxPixelCount: maxPixelCount).flatMap { $0.iccProfile($0.primary) }
+    }
+
+    /// What decoding it costs: libheif's planes (YCbCr, then interleaved 8-bit RGBA) and the
+    /// wand's 16-bit copy, about 16 bytes a pixel.
+    var estimatedBytes: Int {
+        width.saturatingTimes(height).saturatingTimes(16)
+    }
+
+    /// Decodes the item, upright and 8 bits per channel (HDR items are converted down), into
+    /// `wand`, which must hold no image. The item's ICC profile, or the primary image's when the
+    /// item has none, comes with it.
+    func decode(into wand: Wand) throws(MagickIOError) {
+        guard let handle = file.thumbnailHandle(id) else {
+            throw MagickIOError(.corruptImage, "the HEIF thumbnail item \(id) cannot be opened")
+        }
+        defer { file.heif.image_handle_release(handle) }
+        try file.decode(handle, into: wand, what: "the HEIF thumbnail")
+        if let profile = file.iccProfile(handle) ?? file.iccProfile(file.primary) {
+            wand.setProfile("icc", profile)
+        }
+    }
+}
+
+/// The primary image of a HEIC or AVIF file, for what ImageMagick 6's HEIC coder loses: its alpha
+/// (an auxiliary image the coder never reads) and its ICC profile.
+enum HEIFPrimary {
+    /// Whether the primary image has an alpha channel, or nil when libheif cannot open the file.
+    static func hasAlpha(in bytes: SourceBytes, maxPixelCount: Int) -> Bool? {
+        HEIFFile(bytes, maxPixelCount: maxPixelCount).map { $0.heif.image_handle_has_alpha_channel($0.primary) != 0 }
+    }
+
+    /// Decodes the primary image with its alpha, upright (libheif applies `irot`/`imir`/`clap`),
+    /// 8 bits per channel, with its ICC profile, into `wand`, which must hold no image.
+    static func decode(_ bytes: SourceBytes, maxPixelCount: Int, into wand: Wand) throws(MagickIOError) {
+        guard let file = HEIFFile(bytes, maxPixelCount: maxPixelCount) else {
+            throw MagickIOError(.corruptImage, "libheif cannot open the file")
+        }
+        try file.decode(file.primary, into: wand, what: "the HEIF image")
+        if let profile = file.iccProfile(file.primary) {
+            wand.setProfile("icc", profile)
+        }
+    }
+}
+

@@ -1,0 +1,74 @@
+internal import CHeif
+import Foundation
+
+/// The libheif functions MagickIO calls, from `libheif.so.1` opened with `dlopen` on first use:
+/// ImageMagick's HEIC coder depends on the same library, so it is on every machine MagickWand is,
+/// but linking it would map it and its codecs (x265, aom, dav1d, libde265: about 2.5 MiB of
+/// resident memory) into every process, HEIF or not. Nil when it cannot be opened; the types
+/// come from libheif's header (Modules/CHeif).
+struct LibHeif: @unchecked Sendable {
+    let context_alloc: heif_context_alloc_f
+    let context_free: heif_context_free_f
+    let context_set_maximum_image_size_limit: heif_context_set_maximum_image_size_limit_f
+    let context_set_max_decoding_threads: heif_context_set_max_decoding_threads_f
+    let context_read_from_reader: heif_context_read_from_reader_f
+    let context_get_primary_image_handle: heif_context_get_primary_image_handle_f
+    let image_handle_release: heif_image_handle_release_f
+    let image_handle_get_width: heif_image_handle_get_width_f
+    let image_handle_get_height: heif_image_handle_get_height_f
+    let image_handle_has_alpha_channel: heif_image_handle_has_alpha_channel_f
+    let image_handle_get_number_of_thumbnails: heif_image_handle_get_number_of_thumbnails_f
+    let image_handle_get_list_of_thumbnail_IDs: heif_image_handle_get_list_of_thumbnail_IDs_f
+    let image_handle_get_thumbnail: heif_image_handle_get_thumbnail_f
+    let image_handle_get_color_profile_type: heif_image_handle_get_color_profile_type_f
+    let image_handle_get_raw_color_profile_size: heif_image_handle_get_raw_color_profile_size_f
+    let image_handle_get_raw_color_profile: heif_image_handle_get_raw_color_profile_f
+    let decoding_options_alloc: heif_decoding_options_alloc_f
+    let decoding_options_free: heif_decoding_options_free_f
+    let decode_image: heif_decode_image_f
+    let image_release: heif_image_release_f
+    let image_get_width: heif_image_get_width_f
+    let image_get_height: heif_image_get_height_f
+    let image_get_plane_readonly: heif_image_get_plane_readonly_f
+
+    static let shared: LibHeif? = {
+        // libheif 1.x keeps its ABI within the major version; the header is 1.15's.
+        dlopen("libheif.so.1", RTLD_NOW | RTLD_LOCAL).flatMap(LibHeif.init(library:))
+    }()
+
+    /// Every function from `library`, or nil if one is missing.
+    private init?(library: UnsafeMutableRawPointer) {
+        struct Missing: Error {}
+        func load<F>(_ name: String) throws -> F {
+            guard let symbol = dlsym(library, name) else { throw Missing() }
+            return unsafeBitCast(symbol, to: F.self)
+        }
+        do {
+            context_alloc = try load("heif_context_alloc")
+            context_free = try load("heif_context_free")
+            context_set_maximum_image_size_limit = try load("heif_context_set_maximum_image_size_limit")
+            context_set_max_decoding_threads = try load("heif_context_set_max_decoding_threads")
+            context_read_from_reader = try load("heif_context_read_from_reader")
+            context_get_primary_image_handle = try load("heif_context_get_primary_image_handle")
+            image_handle_release = try load("heif_image_handle_release")
+            image_handle_get_width = try load("heif_image_handle_get_width")
+            image_handle_get_height = try load("heif_image_handle_get_height")
+            image_handle_has_alpha_channel = try load("heif_image_handle_has_alpha_channel")
+            image_handle_get_number_of_thumbnails = try load("heif_image_handle_get_number_of_thumbnails")
+            image_handle_get_list_of_thumbnail_IDs = try load("heif_image_handle_get_list_of_thumbnail_IDs")
+            image_handle_get_thumbnail = try load("heif_image_handle_get_thumbnail")
+            image_handle_get_color_profile_type = try load("heif_image_handle_get_color_profile_type")
+            image_handle_get_raw_color_profile_size = try load("heif_image_handle_get_raw_color_profile_size")
+            image_handle_get_raw_color_profile = try load("heif_image_handle_get_raw_color_profile")
+            decoding_options_alloc = try load("heif_decoding_options_alloc")
+            decoding_options_free = try load("heif_decoding_options_free")
+            decode_image = try load("heif_decode_image")
+            image_release = try load("heif_image_release")
+            image_get_width = try load("heif_image_get_width")
+            image_get_height = try load("heif_image_get_height")
+            image_get_plane_readonly = try load("heif_image_get_plane_readonly")
+        } catch {
+            return nil
+        }
+    }
+}

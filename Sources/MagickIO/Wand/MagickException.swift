@@ -1,0 +1,62 @@
+internal import CMagickWand
+
+// ImageMagick's exceptions, as MagickIO reads them and turns them into MagickIOError.
+
+extension MagickIOError {
+    /// Translates an ImageMagick exception. `reading` says a decode was under way, so that a
+    /// missing delegate means an unsupported format rather than an encoding failure.
+    init(exception: MagickException?, fallback: Kind, reading: Bool = false) {
+        guard let exception else {
+            self.init(fallback, "ImageMagick failed without a reason")
+            return
+        }
+        let kind: Kind
+        switch exception.severity {
+        case ResourceLimitError, ResourceLimitWarning, ResourceLimitFatalError, CacheError, CacheWarning, CacheFatalError:
+            // The pixel cache fails when it cannot get memory (its "cache resources exhausted").
+            kind = .limitExceeded
+        case MissingDelegateError, MissingDelegateWarning:
+            kind = reading ? .unsupportedFormat : .encodingFailed
+        case PolicyError, PolicyWarning:
+            kind = .formatNotAllowed
+        case CorruptImageError, CorruptImageWarning, CoderError, CoderWarning:
+            kind = reading ? .corruptImage : fallback
+        case FileOpenError, FileOpenWarning, BlobError, BlobWarning:
+            kind = reading ? .corruptImage : .io
+        default:
+            kind = fallback
+        }
+        self.init(kind, exception.message, severity: exception.severityName)
+    }
+}
+
+/// What ImageMagick reported: its severity and its reason/description text.
+struct MagickException {
+    var severity: ExceptionType
+    var message: String
+
+    init(severity: ExceptionType, message: String) {
+        self.severity = severity
+        self.message = message
+    }
+
+    /// One entry of an exception list.
+    init(_ info: ExceptionInfo) {
+        let reason = info.reason.map { String(cString: $0) } ?? ""
+        let description = info.description.map { String(cString: $0) } ?? ""
+        self.init(severity: info.severity, message: description.isEmpty ? reason : "\(reason) (\(description))")
+    }
+
+    /// ImageMagick's name for the severity, e.g. `CorruptImageError`.
+    var severityName: String {
+        let value = Int(severity.rawValue)
+        let level = value >= 700 ? "FatalError" : value >= 400 ? "Error" : "Warning"
+        let domains = [
+            0: "ResourceLimit", 5: "Type", 10: "Option", 15: "Delegate", 20: "MissingDelegate",
+            25: "CorruptImage", 30: "FileOpen", 35: "Blob", 40: "Stream", 45: "Cache", 50: "Coder",
+            52: "Filter", 55: "Module", 60: "Draw", 65: "Image", 70: "Wand", 75: "Random",
+            80: "XServer", 85: "Monitor", 90: "Registry", 95: "Configure", 99: "Policy",
+        ]
+        return (domains[value % 100] ?? "") + level
+    }
+}

@@ -1,0 +1,42 @@
+internal import CMagickWand
+
+/// ImageMagick's resource limits and usage, process-wide (`MagickGetResourceLimit`,
+/// `MagickSetResourceLimit`, `GetMagickResource`).
+enum MagickResources {
+    static func limits() -> ResourceLimits {
+        MagickRuntime.start()
+        func get(_ type: ResourceType) -> Int {
+            Int(clamping: MagickGetResourceLimit(type))
+        }
+        return ResourceLimits(
+            memory: get(MemoryResource), map: get(MapResource), disk: get(DiskResource),
+            area: get(AreaResource), width: get(WidthResource), height: get(HeightResource),
+            listLength: get(ListLengthResource), threads: get(ThreadResource))
+    }
+
+    /// Sets every limit (at start-up, before MagickRuntime.start returns: it does not start the
+    /// runtime itself when called from there).
+    static func set(_ limits: ResourceLimits, starting: Bool = true) {
+        if starting { MagickRuntime.start() }
+        let values: [(ResourceType, Int)] = [
+            (MemoryResource, limits.memory), (MapResource, limits.map), (DiskResource, limits.disk),
+            (AreaResource, limits.area), (WidthResource, limits.width), (HeightResource, limits.height),
+            (ListLengthResource, limits.listLength), (ThreadResource, max(limits.threads, 1)),
+        ]
+        for (type, value) in values {
+            MagickSetResourceLimit(type, MagickSizeType(max(value, 0)))
+        }
+    }
+
+    /// Bytes of pixel cache in use now, process-wide.
+    static var memoryInUse: Int {
+        MagickRuntime.start()
+        return Int(clamping: GetMagickResource(MemoryResource))
+    }
+
+    /// The pixel cache's memory limit in force.
+    static var memoryLimit: Int {
+        MagickRuntime.start()
+        return Int(clamping: GetMagickResourceLimit(MemoryResource))
+    }
+}

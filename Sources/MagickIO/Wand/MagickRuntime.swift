@@ -1,0 +1,33 @@
+internal import CMagickWand
+import Foundation
+
+/// Process-wide ImageMagick start-up, run once (Swift runs a global's initialiser exactly once,
+/// thread-safely) before the first MagickWand call.
+let magickRuntime: Void = {
+    MagickWandGenesis()
+    // ImageMagick's default handlers print to stderr. Everything it reports is read back from the
+    // wand or image exception instead, so the handlers do nothing.
+    _ = SetWarningHandler { _, _, _ in }
+    _ = SetErrorHandler { _, _, _ in }
+    MagickResources.set(ResourceLimits.safeDefaults, starting: false)
+    MagickIO.applySecurityPolicy(decoders: MagickIO.defaultAllowedDecoders)
+}()
+
+/// The thread-specific slot of `Wand.withThreadWand`; its destructor destroys a thread's wand when
+/// the thread exits.
+let threadWandKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key) { slot in
+        if let slot { Unmanaged<Wand>.fromOpaque(slot).release() }
+    }
+    return key
+}()
+
+enum MagickRuntime {
+    /// Makes sure `MagickWandGenesis` has run; every entry point calls this first.
+    @inline(__always)
+    static func start() {
+        _ = magickRuntime
+    }
+}
+

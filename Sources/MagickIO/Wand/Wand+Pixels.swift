@@ -1,0 +1,48 @@
+internal import CMagickWand
+
+extension Wand {
+    /// Exports the current image's pixels, 8 bits per channel, in `layout`, into `buffer`
+    /// (`MagickExportImagePixels`); an image in another colour space (CMYK, YCbCr) is converted to
+    /// sRGB first (the image is changed: call on a copy).
+    func exportPixels(_ layout: PixelBuffer.Layout, width: Int, height: Int, into buffer: UnsafeMutableRawBufferPointer) throws(MagickIOError) {
+        // Export maps channels by name, not meaning: a YCbCr image (ImageMagick's HEIC coder
+        // returns one) or a CMYK one would come out as its raw planes.
+        let colorspace = MagickGetImageColorspace(pointer)
+        if ![sRGBColorspace, RGBColorspace, GRAYColorspace].contains(colorspace) {
+            try check(MagickTransformImageColorspace(pointer, sRGBColorspace), fallback: .corruptImage)
+        }
+        // Export reads the opacity channel even of an image without alpha, and some coders
+        // (ImageMagick's HEIC) leave it unset there: such an image is opaque.
+        if layout.map.contains("A"), !hasAlpha {
+            try check(MagickSetImageAlphaChannel(pointer, OpaqueAlphaChannel), fallback: .corruptImage)
+        }
+        try check(MagickExportImagePixels(pointer, 0, 0, width, height, layout.map, CharPixel, buffer.baseAddress),
+                  fallback: .corruptImage)
+    }
+
+    /// Adds copies of `other`'s images after this wand's (`MagickAddImage`; the pixel cache is
+    /// shared copy-on-write) and makes the first image current.
+    func addImages(of other: Wand) throws(MagickIOError) {
+        try check(MagickAddImage(pointer, other.pointer), fallback: .corruptImage)
+        guard imageCount > 0 else {
+            throw MagickIOError(.corruptImage, "copying the image gave an empty wand")
+        }
+        rewind()
+    }
+
+    /// Makes the first image current.
+    func rewind() {
+        MagickSetFirstIterator(pointer)
+    }
+
+    /// Whether the current image has an alpha channel.
+    var hasAlpha: Bool {
+        MagickGetImageAlphaChannel(pointer) != MagickFalse
+    }
+
+    /// Composes an image from `width` x `height` packed 8-bit pixels in `map` order ("RGB",
+    /// "RGBA") into this wand, which must hold no image (`MagickConstituteImage`).
+    func constitute(width: Int, height: Int, map: String, pixels: UnsafeRawPointer) throws(MagickIOError) {
+        try check(MagickConstituteImage(pointer, width, height, map, CharPixel, pixels), fallback: .corruptImage)
+    }
+}

@@ -1,0 +1,62 @@
+internal import CMagickWand
+import Foundation
+
+extension Wand {
+    /// The current image's EXIF orientation: ImageMagick's field, or the `exif:Orientation`
+    /// property when the field was left undefined.
+    var orientation: Orientation {
+        let field = Int(MagickGetImageOrientation(pointer).rawValue)
+        if (1...8).contains(field) { return Orientation(exifValue: field) }
+        return Orientation(exifValue: property("exif:Orientation").flatMap { Int($0) } ?? 1)
+    }
+}
+
+extension ImageProperties {
+    /// Reads the properties of the wand's current image (pinged or decoded).
+    init(wand: Wand, format: ImageFormat) {
+        let pointer = wand.pointer
+        self.format = format
+        pixelWidth = wand.width
+        pixelHeight = wand.height
+        if format.isAnimation {
+            // A frame of an animation is shown on its canvas (the logical screen).
+            var canvasWidth = 0, canvasHeight = 0, x = 0, y = 0
+            MagickGetImagePage(pointer, &canvasWidth, &canvasHeight, &x, &y)
+            if canvasWidth > 0, canvasHeight > 0 {
+                isOffsetOnCanvas = x != 0 || y != 0 || canvasWidth != pixelWidth || canvasHeight != pixelHeight
+                pixelWidth = canvasWidth
+                pixelHeight = canvasHeight
+            }
+        }
+        orientation = format.hasOrientationTag ? wand.orientation : .up
+        if format == .png, let exif = wand.profile("exif"), let tagged = EXIF.orientation(exif) {
+            // ImageMagick writes a PNG's EXIF as a "Raw profile type exif" text chunk, which its
+            // reader turns back into a profile but not into an orientation. (An `eXIf` chunk, which
+            // it ignores, is read from the header and takes precedence.)
+            orientation = tagged
+        }
+        hasAlpha = MagickGetImageAlphaChannel(pointer) != MagickFalse
+        colorSpace = Self.colorSpaceName(MagickGetImageColorspace(pointer))
+        bitDepth = Int(MagickGetImageDepth(pointer))
+        var x = 0.0, y = 0.0
+        MagickGetImageResolution(pointer, &x, &y)
+        // JFIF's "no unit" 1x1 is an aspect ratio, not a density: only a real unit gives one.
+        if x > 0, y > 0, MagickGetImageUnits(pointer) != UndefinedResolution {
+            // ImageMagick keeps the file's unit; report pixels per inch.
+            let perCentimetre = MagickGetImageUnits(pointer) == PixelsPerCentimeterResolution
+            resolution = perCentimetre ? Resolution(x: x * 2.54, y: y * 2.54) : Resolution(x: x, y: y)
+        }
+        var tags: [String: String] = [:]
+        for (key, value) in wand.properties(matching: "exif:*") {
+            tags[String(key.dropFirst("exif:".count))] = value
+        }
+        exif = tags
+    }
+
+    static func colorSpaceName(_ space: ColorspaceType) -> String {
+        guard let name = CommandOptionToMnemonic(MagickColorspaceOptions, Int(space.rawValue)) else {
+            return "undefined"
+        }
+        return String(cString: name).lowercased()
+    }
+}
