@@ -12,7 +12,7 @@ import Foundation
 /// operation works on a clone (ImageMagick shares the pixel cache copy-on-write), so any number of
 /// threads may encode or copy the same image at once.
 public struct Image: Sendable {
-    private let storage: Storage
+    let storage: Storage
     /// Width of the pixels in pixels.
     public let width: Int
     /// Height of the pixels in pixels.

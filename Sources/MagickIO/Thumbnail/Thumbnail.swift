@@ -42,20 +42,54 @@ extension ImageSource {
         try thumbnail(.box(size, mode, gravity), at: index, allowUpscale: allowUpscale, options: options, interrupt: nil)
     }
 
+    /// The pipeline, in libvips' two halves: *open* (plan, the embedded shortcut, the decode at
+    /// the shrink-on-load scale) and *build* (resize, orient, crop, normalise).
     func thumbnail(_ request: ThumbnailRequest, at index: Int, allowUpscale: Bool, options: ThumbnailOptions,
                    interrupt: Interrupt?) throws(MagickIOError) -> Image {
-        if options.embedded != .never, index == 0,
-           let thumbnail = try thumbnailFromEmbedded(request, allowUpscale: allowUpscale, options: options, interrupt: interrupt) {
-            return thumbnail
-        }
+        // 1. Plan: the size in the axes a viewer sees, the resize target in the stored axes, and
+        //    the JPEG shrink-on-load hint, all from the header.
         let plan = try thumbnailPlan(request, at: index, allowUpscale: allowUpscale)
+
+        // 2. The embedded shortcut: a thumbnail the file carries, when the options let it serve.
+        if options.embedded != .never, index == 0,
+           let embedded = try thumbnailFromEmbedded(request, allowUpscale: allowUpscale, options: options, interrupt: interrupt) {
+            return embedded
+        }
+
+        // 3. Decode at the shrink-on-load scale (checked against the limits first).
         return try withDecoded(frame: index, jpegHint: plan.hint, interrupt: interrupt) { wand, warnings throws(MagickIOError) in
-            try wand.finishThumbnail(plan.geometry, stored: plan.stored, orientation: frames[index].orientation, options: options,
-                                     warnings: warnings)
+            try buildThumbnail(wand, plan.geometry, stored: plan.stored, orientation: frames[index].orientation,
+                               options: options, warnings: warnings)
         }
     }
-}
 
+    /// The build half of the pipeline, on a decoded image (the picture or an embedded thumbnail).
+    func buildThumbnail(_ wand: Wand, _ geometry: ThumbnailGeometry, stored: (width: Int, height: Int),
+                        orientation: Orientation, options: ThumbnailOptions,
+                        warnings: [DecoderWarning]) throws(MagickIOError) -> Image {
+        // 4. Resize to the target in the stored axes: MagickIO's streaming Lanczos-3 resampler
+        //    for RGB images, ImageMagick's Lanczos (MagickResizeImage) for grey, CMYK and YCbCr.
+        if wand.width != stored.width || wand.height != stored.height {
+            if wand.isRGB {
+                try wand.resample(toWidth: stored.width, height: stored.height)
+            } else {
+                try wand.resizeWithImageMagick(toWidth: stored.width, height: stored.height)
+            }
+        }
+
+        // 5. Orient: turn the small image upright.
+        try wand.applyOrientation(orientation)
+
+        // 6. Crop (``SizingMode/fill``), in the upright axes.
+        if let crop = geometry.crop {
+            try wand.crop(crop)
+        }
+
+        // 7. Normalise: sRGB, 8 bits per channel, metadata as the options say.
+        try wand.normalizeForThumbnail(options)
+        return Image(wand: wand.clone(), orientation: .up, warnings: warnings.map(\.message))
+    }
+}
 
 /// What a thumbnail is asked to be.
 enum ThumbnailRequest: Sendable, Hashable {

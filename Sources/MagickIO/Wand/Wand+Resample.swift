@@ -2,15 +2,14 @@ internal import CMagickWand
 import Foundation
 
 extension Wand {
-    /// Resizes the current image to `outputWidth` x `outputHeight` with ``Resampler``; false, with
-    /// the image untouched, when the image is not RGB (CMYK, grey, YCbCr and the like go through
-    /// `MagickResizeImage`). The image keeps its profiles and properties.
-    func resample(toWidth outputWidth: Int, height outputHeight: Int) throws(MagickIOError) -> Bool {
-        let colorspace = MagickGetImageColorspace(pointer)
-        guard colorspace == sRGBColorspace || colorspace == RGBColorspace,
-              let image = GetImageFromMagickWand(pointer), outputWidth > 0, outputHeight > 0 else { return false }
+    /// Resizes the current image, which must be RGB (``isRGB``), to `outputWidth` x `outputHeight`
+    /// with ``Resampler``. The image keeps its profiles and properties.
+    func resample(toWidth outputWidth: Int, height outputHeight: Int) throws(MagickIOError) {
         let inputWidth = width, inputHeight = height
-        guard inputWidth > 0, inputHeight > 0 else { return false }
+        guard isRGB, let image = GetImageFromMagickWand(pointer), outputWidth > 0, outputHeight > 0, inputWidth > 0,
+              inputHeight > 0 else {
+            throw MagickIOError(.corruptImage, "the resampler takes a non-empty RGB image, not this one")
+        }
         // Without alpha, three channels: such an image may hold anything in its opacity (and
         // ImageMagick 6 does not pad with P alike in export and import).
         let hasAlpha = MagickGetImageAlphaChannel(pointer) != MagickFalse
@@ -54,18 +53,18 @@ extension Wand {
                 throw MagickIOError(exception: takeException(minimum: ErrorException), fallback: .corruptImage)
             }
             if hasAlpha {
-                Self.premultiply(row, pixels: inputWidth)
+                Resampler.premultiply(row, pixels: inputWidth)
             }
             while opened < outputHeight, down.first[opened] <= sourceRow {
                 sum(opened).update(repeating: 0, count: inputRow)
                 opened += 1
             }
             for y in finished..<opened where sourceRow < down.first[y] + down.count[y] {
-                Self.addWeighted(row, down.weights[y * down.span + sourceRow - down.first[y]], into: sum(y), length: inputRow)
+                Resampler.addWeighted(row, down.weights[y * down.span + sourceRow - down.first[y]], into: sum(y), length: inputRow)
             }
             while finished < opened, down.first[finished] + down.count[finished] <= sourceRow + 1 {
-                Self.filterAcross(sum(finished), into: output, taps: across, width: outputWidth, channels: channels)
-                Self.finish(output, pixels: outputWidth, channels: channels)
+                Resampler.filterAcross(sum(finished), into: output, taps: across, width: outputWidth, channels: channels)
+                Resampler.finish(output, pixels: outputWidth, channels: channels)
                 try result.check(MagickImportImagePixels(result.pointer, 0, finished, outputWidth, 1, map, FloatPixel, output),
                                  fallback: .corruptImage)
                 finished += 1
@@ -81,89 +80,5 @@ extension Wand {
         }
         // The result takes the image's place in this wand.
         try check(MagickSetImage(pointer, result.pointer), fallback: .corruptImage)
-        return true
-    }
-
-    // The loops below are written on Float pointers with while loops, not SIMD types and ranges:
-    // that is as fast once optimised (LLVM vectorises them) and stays usable in a debug build,
-    // where generic SIMD operators are not inlined.
-
-    private static func premultiply(_ row: UnsafeMutablePointer<Float>, pixels: Int) {
-        var pixel = row, x = 0
-        while x < pixels {
-            let alpha = pixel[3]
-            pixel[0] *= alpha
-            pixel[1] *= alpha
-            pixel[2] *= alpha
-            pixel += 4
-            x += 1
-        }
-    }
-
-    /// Filters `row` across into `target`, `channels` (3 or 4) floats a pixel. Four sums run
-    /// whatever the count (the fourth of an RGB pixel is the next pixel's red, ignored; `row`
-    /// has a float to spare after its last pixel), which keeps one loop for both layouts.
-    private static func filterAcross(_ row: UnsafeMutablePointer<Float>, into target: UnsafeMutablePointer<Float>,
-                                     taps: Resampler.Taps, width: Int, channels: Int) {
-        taps.weights.withUnsafeBufferPointer { weights in
-            var x = 0, out = target
-            while x < width {
-                var source = row + channels * taps.first[x], weight = weights.baseAddress! + x * taps.span
-                var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
-                var tap = 0
-                let count = taps.count[x]
-                while tap < count {
-                    let w = weight[0]
-                    r += source[0] * w
-                    g += source[1] * w
-                    b += source[2] * w
-                    a += source[3] * w
-                    source += channels
-                    weight += 1
-                    tap += 1
-                }
-                out[0] = r
-                out[1] = g
-                out[2] = b
-                if channels == 4 { out[3] = a }
-                out += channels
-                x += 1
-            }
-        }
-    }
-
-    /// `target += row * weight`, over `length` floats.
-    private static func addWeighted(_ row: UnsafeMutablePointer<Float>, _ weight: Float, into target: UnsafeMutablePointer<Float>,
-                                    length: Int) {
-        var i = 0
-        while i < length {
-            target[i] += row[i] * weight
-            i += 1
-        }
-    }
-
-    /// Clamps to 0...1 after Lanczos' negative lobes, dividing the colour by alpha again first.
-    private static func finish(_ pixels: UnsafeMutablePointer<Float>, pixels count: Int, channels: Int) {
-        var i = 0
-        while i < count * channels {
-            pixels[i] = min(max(pixels[i], 0), 1)
-            i += 1
-        }
-        guard channels == 4 else { return }
-        var pixel = pixels, x = 0
-        while x < count {
-            let alpha = pixel[3]
-            if alpha > 0 {
-                pixel[0] = min(pixel[0] / alpha, 1)
-                pixel[1] = min(pixel[1] / alpha, 1)
-                pixel[2] = min(pixel[2] / alpha, 1)
-            } else {
-                pixel[0] = 0
-                pixel[1] = 0
-                pixel[2] = 0
-            }
-            pixel += 4
-            x += 1
-        }
     }
 }

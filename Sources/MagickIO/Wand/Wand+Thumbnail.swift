@@ -2,24 +2,23 @@ internal import CMagickWand
 import Foundation
 
 extension Wand {
-    /// Steps 3 to 5 of the thumbnail pipeline on the decoded image: resize to `stored` (the size
-    /// in the stored axes; ``Resampler`` for RGB, `MagickResizeImage` with ImageMagick's Lanczos
-    /// for the rest), turn upright, crop, normalise; the result is a new image.
-    func finishThumbnail(_ geometry: ThumbnailGeometry, stored: (width: Int, height: Int), orientation: Orientation,
-                         options: ThumbnailOptions, warnings: [DecoderWarning] = []) throws(MagickIOError) -> Image {
-        if width != stored.width || height != stored.height,
-           try !resample(toWidth: stored.width, height: stored.height) {
-            try check(MagickResizeImage(pointer, stored.width, stored.height, LanczosFilter, 1.0), fallback: .corruptImage)
-        }
-        try applyOrientation(orientation)
-        if let crop = geometry.crop {
-            // Flips and turns leave a page offset behind, which a crop would add to its own.
-            try check(MagickResetImagePage(pointer, "0x0+0+0"), fallback: .corruptImage)
-            try check(MagickCropImage(pointer, crop.width, crop.height, crop.x, crop.y), fallback: .corruptImage)
-            try check(MagickResetImagePage(pointer, "0x0+0+0"), fallback: .corruptImage)
-        }
-        try normalizeForThumbnail(options)
-        return Image(wand: clone(), orientation: .up, warnings: warnings.map(\.message))
+    /// Whether the current image is RGB (sRGB or linear), which MagickIO's resampler takes.
+    var isRGB: Bool {
+        let colorspace = MagickGetImageColorspace(pointer)
+        return colorspace == sRGBColorspace || colorspace == RGBColorspace
+    }
+
+    /// Resizes the current image with ImageMagick's Lanczos filter (`MagickResizeImage`).
+    func resizeWithImageMagick(toWidth width: Int, height: Int) throws(MagickIOError) {
+        try check(MagickResizeImage(pointer, width, height, LanczosFilter, 1.0), fallback: .corruptImage)
+    }
+
+    /// Crops the current image to `crop` (`MagickCropImage`), leaving no page offset behind.
+    func crop(_ crop: ThumbnailGeometry.Crop) throws(MagickIOError) {
+        // Flips and turns leave a page offset behind, which a crop would add to its own.
+        try check(MagickResetImagePage(pointer, "0x0+0+0"), fallback: .corruptImage)
+        try check(MagickCropImage(pointer, crop.width, crop.height, crop.x, crop.y), fallback: .corruptImage)
+        try check(MagickResetImagePage(pointer, "0x0+0+0"), fallback: .corruptImage)
     }
 }
 

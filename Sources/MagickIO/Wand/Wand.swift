@@ -11,30 +11,19 @@ import Foundation
 /// while it is in use; `Image` guards its shared wand with a lock and works on clones.
 final class Wand {
     let pointer: OpaquePointer
-    /// Whether this object destroys the wand (all but a borrowed one).
-    private let owned: Bool
 
     init() {
         MagickRuntime.start()
         pointer = NewMagickWand()
-        owned = true
     }
 
     /// Takes ownership of a wand made by `CloneMagickWand` or similar.
     init(adopting pointer: OpaquePointer) {
         self.pointer = pointer
-        owned = true
-    }
-
-    /// Works on a wand someone else owns and destroys.
-    init(borrowing pointer: OpaquePointer) {
-        MagickRuntime.start()
-        self.pointer = pointer
-        owned = false
     }
 
     deinit {
-        if owned { DestroyMagickWand(pointer) }
+        DestroyMagickWand(pointer)
     }
 
     /// A new wand with its own copy of the image list (the pixel cache is shared copy-on-write).

@@ -76,16 +76,100 @@ enum Resampler {
         let pi = Double.pi
         return 3 * sin(pi * x) * sin(pi * x / 3) / (pi * pi * x * x)
     }
+
+    // The loops below are written on Float pointers with while loops, not SIMD types and ranges:
+    // that is as fast once optimised (LLVM vectorises them) and stays usable in a debug build,
+    // where generic SIMD operators are not inlined.
+
+    static func premultiply(_ row: UnsafeMutablePointer<Float>, pixels: Int) {
+        var pixel = row, x = 0
+        while x < pixels {
+            let alpha = pixel[3]
+            pixel[0] *= alpha
+            pixel[1] *= alpha
+            pixel[2] *= alpha
+            pixel += 4
+            x += 1
+        }
+    }
+
+    /// Filters `row` across into `target`, `channels` (3 or 4) floats a pixel. Four sums run
+    /// whatever the count (the fourth of an RGB pixel is the next pixel's red, ignored; `row`
+    /// has a float to spare after its last pixel), which keeps one loop for both layouts.
+    static func filterAcross(_ row: UnsafeMutablePointer<Float>, into target: UnsafeMutablePointer<Float>,
+                                     taps: Resampler.Taps, width: Int, channels: Int) {
+        taps.weights.withUnsafeBufferPointer { weights in
+            var x = 0, out = target
+            while x < width {
+                var source = row + channels * taps.first[x], weight = weights.baseAddress! + x * taps.span
+                var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
+                var tap = 0
+                let count = taps.count[x]
+                while tap < count {
+                    let w = weight[0]
+                    r += source[0] * w
+                    g += source[1] * w
+                    b += source[2] * w
+                    a += source[3] * w
+                    source += channels
+                    weight += 1
+                    tap += 1
+                }
+                out[0] = r
+                out[1] = g
+                out[2] = b
+                if channels == 4 { out[3] = a }
+                out += channels
+                x += 1
+            }
+        }
+    }
+
+    /// `target += row * weight`, over `length` floats.
+    static func addWeighted(_ row: UnsafeMutablePointer<Float>, _ weight: Float, into target: UnsafeMutablePointer<Float>,
+                                    length: Int) {
+        var i = 0
+        while i < length {
+            target[i] += row[i] * weight
+            i += 1
+        }
+    }
+
+    /// Clamps to 0...1 after Lanczos' negative lobes, dividing the colour by alpha again first.
+    static func finish(_ pixels: UnsafeMutablePointer<Float>, pixels count: Int, channels: Int) {
+        var i = 0
+        while i < count * channels {
+            pixels[i] = min(max(pixels[i], 0), 1)
+            i += 1
+        }
+        guard channels == 4 else { return }
+        var pixel = pixels, x = 0
+        while x < count {
+            let alpha = pixel[3]
+            if alpha > 0 {
+                pixel[0] = min(pixel[0] / alpha, 1)
+                pixel[1] = min(pixel[1] / alpha, 1)
+                pixel[2] = min(pixel[2] / alpha, 1)
+            } else {
+                pixel[0] = 0
+                pixel[1] = 0
+                pixel[2] = 0
+            }
+            pixel += 4
+            x += 1
+        }
+    }
 }
 
-
-/// For the benchmark's `stages` tool, which times each step of the pipeline on MagickWand itself:
-/// ``Resampler`` on a wand the caller owns. Not part of MagickIO's API.
+/// For the benchmark's `stages` tool, which times each step of a thumbnail: ``Resampler`` on an
+/// image, as a thumbnail resizes it. Not part of MagickIO's API.
 @_spi(Benchmarks)
-public enum ResamplerHook {
-    /// Resizes the wand's current image as a thumbnail would; false when the image is not RGB or
-    /// the resize failed.
-    public static func resample(wand: OpaquePointer, width: Int, height: Int) -> Bool {
-        (try? Wand(borrowing: wand).resample(toWidth: width, height: height)) ?? false
+extension Image {
+    /// This RGB image resized with MagickIO's resampler (a thumbnail's resize step).
+    public func resampled(toWidth width: Int, height: Int) throws(MagickIOError) -> Image {
+        try storage.withCopy { wand throws(MagickIOError) in
+            try wand.resample(toWidth: width, height: height)
+            return Image(wand: wand.clone(), orientation: orientation)
+        }
     }
 }
