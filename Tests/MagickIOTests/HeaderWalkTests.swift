@@ -84,15 +84,72 @@ struct HeaderWalkTests {
     @Test("TIFF and BigTIFF directories give the size and each page's alpha; a looping chain ends the walk")
     func tiffPages() throws {
         for big in [false, true] {
-            var reader = ByteReader(.memory(Data(Self.tiff(big: big, pages: [(4, 1), (3, 0), (2, 1)]))))
-            let header = try #require(TIFFHeader.parse(&reader), "big: \(big)")
+            let header = try #require(TIFFHeader.parse(.memory(Data(Self.tiff(big: big, pages: [(4, 1), (3, 0), (2, 1)])))),
+                                      "big: \(big)")
             #expect(header.width == 300 && header.height == 200)
             #expect(header.pageAlpha == [true, false, true])
         }
-        var looping = ByteReader(.memory(Data(Self.tiff(pages: [(3, 0), (4, 1)], loop: true))))
-        #expect(TIFFHeader.parse(&looping)?.pageAlpha == [false, true])
-        var garbage = ByteReader(.memory(Data([0x49, 0x49, 0x2A, 0x00, 0xFF, 0xFF, 0xFF, 0x7F])))
-        #expect(TIFFHeader.parse(&garbage) == nil)
+        #expect(TIFFHeader.parse(.memory(Data(Self.tiff(pages: [(3, 0), (4, 1)], loop: true))))?.pageAlpha == [false, true])
+        #expect(TIFFHeader.parse(.memory(Data([0x49, 0x49, 0x2A, 0x00, 0xFF, 0xFF, 0xFF, 0x7F]))) == nil)
+    }
+
+    @Test("PNG chunks are walked to IEND, a walk can stop, and a short file ends it as truncated")
+    func pngChunks() {
+        func chunk(_ type: String, _ length: Int) -> [UInt8] {
+            [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] + Array(type.utf8)
+                + [UInt8](repeating: 7, count: length) + [0, 0, 0, 0]
+        }
+        let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", 13) + chunk("tEXt", 5) + chunk("IDAT", 3) + chunk("IEND", 0)
+        var reader = ByteReader(.memory(Data(png)))
+        var types: [String] = []
+        #expect(PNGChunks.walk(&reader) { _, chunk in types.append(chunk.type); return true } == .imageEnd)
+        #expect(types == ["IHDR", "tEXt", "IDAT", "IEND"])
+        #expect(PNGChunks.walk(&reader) { _, chunk in chunk.type != "tEXt" } == .stopped)
+        var short = ByteReader(.memory(Data(png.prefix(40))))
+        #expect(PNGChunks.walk(&short) { _, _ in true } == .truncated)
+        var lying = ByteReader(.memory(Data(png.prefix(8) + [0xFF, 0xFF, 0xFF, 0xFF] + Array("tEXt".utf8))))
+        #expect(PNGChunks.walk(&lying) { _, _ in true } == .truncated, "a length past the end is not followed")
+    }
+
+    @Test("RIFF chunks are walked with their padding; ISO BMFF boxes with 64-bit and to-the-end sizes")
+    func riffAndBoxes() {
+        let riff = Array("RIFF".utf8) + [30, 0, 0, 0] + Array("WEBP".utf8) + Array("VP8 ".utf8) + [3, 0, 0, 0, 1, 2, 3, 0]
+            + Array("EXIF".utf8) + [2, 0, 0, 0, 9, 9]
+        var reader = ByteReader(.memory(Data(riff)))
+        var ids: [String] = []
+        RIFFChunks.walk(&reader) { _, chunk in ids.append(chunk.id); return true }
+        #expect(ids == ["VP8 ", "EXIF"])
+        #expect(RIFFChunks.declaredLength(&reader) == 30)
+
+        func u32(_ value: Int) -> [UInt8] { [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
+        let boxes = u32(12) + Array("ftyp".utf8) + Array("heic".utf8) + u32(1) + Array("meta".utf8) + u32(0) + u32(20)
+            + [0, 0, 0, 0] + u32(0) + Array("mdat".utf8) + [1, 2, 3]
+        var boxReader = ByteReader(.memory(Data(boxes)))
+        var found: [(String, Int)] = []
+        ISOBMFFBoxes.walk(&boxReader, in: 0..<boxes.count) { _, box in found.append((box.type, box.size)) }
+        #expect(found.map(\.0) == ["ftyp", "meta", "mdat"])
+        #expect(found.map(\.1) == [12, 20, 11])
+        var broken = ByteReader(.memory(Data(u32(4) + Array("free".utf8))))
+        var any = false
+        ISOBMFFBoxes.walk(&broken, in: 0..<8) { _, _ in any = true }
+        #expect(!any, "a box smaller than its header ends the walk")
+    }
+
+    @Test("TIFF entries know every field type's size, so out-of-line values are found (GPS removal)")
+    func tiffValueSizes() throws {
+        #expect(TIFFDirectories.typeSizes[12] == 8 && TIFFDirectories.typeSizes[11] == 4 && TIFFDirectories.typeSizes[6] == 1)
+        #expect(TIFFDirectories.typeSizes[8] == 2 && TIFFDirectories.typeSizes[13] == 4 && TIFFDirectories.typeSizes[16] == 8)
+        // IFD0 points at a GPS IFD holding one DOUBLE[2] (type 12) stored out of line at 60.
+        func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        func le32(_ v: Int) -> [UInt8] { le16(v & 0xFFFF) + le16(v >> 16) }
+        var exif = Array("Exif\0\0".utf8) + Array("II".utf8) + le16(42) + le32(8)
+        exif += le16(1) + le16(0x8825) + le16(4) + le32(1) + le32(26) + le32(0)  // IFD0 at 8: GPS IFD at 26
+        exif += le16(1) + le16(2) + le16(12) + le32(2) + le32(44) + le32(0)  // GPS IFD at 26: latitude, out of line
+        exif += [UInt8](repeating: 0xAB, count: 16)  // the two doubles, at 44
+        let cleaned = EXIF.removingGPS(exif)
+        #expect(cleaned.count == exif.count)
+        #expect(cleaned[(6 + 44)..<(6 + 60)].allSatisfy { $0 == 0 }, "the DOUBLE values are zeroed")
+        #expect(cleaned[6 + 26] == 0 && cleaned[6 + 27] == 0, "the GPS directory is empty")
     }
 
     @Test("the byte reader answers nil past the end, through its window and around it")

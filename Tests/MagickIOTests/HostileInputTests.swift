@@ -719,18 +719,10 @@ enum Corpus {
 
     // MARK: Byte helpers
 
-    /// The offset of the first SOFn marker (FF Cn) of a JPEG.
+    /// The offset of the first SOFn marker (FF Cn) of a JPEG, found by MagickIO's own walker.
     static func jpegSOF(_ bytes: [UInt8]) -> Int? {
-        var offset = 2
-        while offset + 4 <= bytes.count {
-            guard bytes[offset] == 0xFF else { return nil }
-            let code = bytes[offset + 1]
-            if code == 0xFF { offset += 1; continue }
-            if (0xC0...0xCF).contains(code), code != 0xC4, code != 0xC8, code != 0xCC { return offset }
-            if code == 0xDA || code == 0xD9 { return nil }
-            offset += 2 + (Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3]))
-        }
-        return nil
+        var reader = ByteReader(.memory(Data(bytes)))
+        return try? JPEGSegments.frame(in: &reader).get().segmentStart
     }
 
     /// The offset of the first image descriptor (0x2C) of a GIF.

@@ -80,14 +80,10 @@ extension ImageSource {
             // TIFF stand alone.
             let composites = format.isAnimation && (count > 1 || frames[index].isOffsetOnCanvas)
             let range = count == 1 ? nil : composites ? 0...index : index...index
-            let warnings: [DecoderWarning]
-            if format.isHEIF, frames[index].hasAlpha {
-                try HEIFPrimary.decode(bytes, maxPixelCount: options.maxPixelCount, into: wand)
-                warnings = []
-            } else {
-                warnings = try wand.read(bytes, format: format, frames: range, ping: false, strictness: options.strictness,
-                                         cacheBytes: cacheBytes)
-            }
+            let warnings = format.isHEIF
+                ? try readHEIF(frame: index, into: wand, cacheBytes: cacheBytes)
+                : try wand.read(bytes, format: format, frames: range, ping: false, strictness: options.strictness,
+                                cacheBytes: cacheBytes)
             // ImageMagick returns a stopped JPEG decode as a success with a partial image.
             try interrupt?.check()
             guard wand.imageCount == (range?.count ?? 1) else {
@@ -95,10 +91,6 @@ extension ImageSource {
             }
             if composites {
                 try wand.keepCompositedLastFrame()
-            }
-            if format.isHEIF, wand.profile("icc") == nil,
-               let profile = HEIFThumbnail.primaryProfile(in: bytes, maxPixelCount: options.maxPixelCount) {
-                wand.setProfile("icc", profile)
             }
             wand.monitor(interrupt)  // the image the read made
             return try body(wand, warnings)

@@ -37,12 +37,6 @@ struct HEIFThumbnail {
         .sorted { $0.width.saturatingTimes($0.height) < $1.width.saturatingTimes($1.height) }
     }
 
-    /// The primary image's ICC profile, which ImageMagick 6's HEIC coder leaves behind (a phone's
-    /// Display P3 photo would otherwise pass for sRGB), or nil.
-    static func primaryProfile(in bytes: SourceBytes, maxPixelCount: Int) -> [UInt8]? {
-        HEIFFile(bytes, maxPixelCount: maxPixelCount).flatMap { $0.iccProfile($0.primary) }
-    }
-
     /// What decoding it costs: libheif's planes (YCbCr, then interleaved 8-bit RGBA) and the
     /// wand's 16-bit copy, about 16 bytes a pixel.
     var estimatedBytes: Int {
@@ -63,25 +57,3 @@ struct HEIFThumbnail {
         }
     }
 }
-
-/// The primary image of a HEIC or AVIF file, for what ImageMagick 6's HEIC coder loses: its alpha
-/// (an auxiliary image the coder never reads) and its ICC profile.
-enum HEIFPrimary {
-    /// Whether the primary image has an alpha channel, or nil when libheif cannot open the file.
-    static func hasAlpha(in bytes: SourceBytes, maxPixelCount: Int) -> Bool? {
-        HEIFFile(bytes, maxPixelCount: maxPixelCount).map { $0.heif.image_handle_has_alpha_channel($0.primary) != 0 }
-    }
-
-    /// Decodes the primary image with its alpha, upright (libheif applies `irot`/`imir`/`clap`),
-    /// 8 bits per channel, with its ICC profile, into `wand`, which must hold no image.
-    static func decode(_ bytes: SourceBytes, maxPixelCount: Int, into wand: Wand) throws(MagickIOError) {
-        guard let file = HEIFFile(bytes, maxPixelCount: maxPixelCount) else {
-            throw MagickIOError(.corruptImage, "libheif cannot open the file")
-        }
-        try file.decode(file.primary, into: wand, what: "the HEIF image")
-        if let profile = file.iccProfile(file.primary) {
-            wand.setProfile("icc", profile)
-        }
-    }
-}
-

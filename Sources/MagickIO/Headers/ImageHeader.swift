@@ -45,7 +45,7 @@ struct ImageHeader: Sendable, Hashable {
         case .png: header = parsePNG(&reader)
         case .gif: header = parseGIF(&reader)
         case .webp: header = parseWebP(&reader)
-        case .tiff: header = TIFFHeader.parse(&reader)
+        case .tiff: header = TIFFHeader.parse(bytes)
         case .heic, .avif: header = parseISOBMFF(&reader)
         default: header = nil
         }
@@ -90,34 +90,36 @@ struct ImageHeader: Sendable, Hashable {
         // Walk the chunk headers (the data is skipped): tRNS gives a palette or colour
         // transparency, eXIf the orientation, which ImageMagick 6 ignores. eXIf may follow the image
         // data, so the walk goes on to IEND.
-        var offset = 33
         var orientation: Orientation?
         var rawEXIFChunk: Range<Int>?
-        for _ in 0..<100_000 {
-            guard let chunk = reader.bytes(at: offset, 8) else { break }
-            let length = u32be(chunk, 0)
-            let type = String(decoding: chunk[4..<8], as: UTF8.self)
-            if type != "IDAT", length >= 1 << 20, length > reader.source.count - offset - 12 {
+        var corrupt: String?
+        PNGChunks.walk(&reader) { reader, chunk in
+            if chunk.type != "IDAT", chunk.length >= 1 << 20, chunk.length > reader.count - chunk.offset - 12 {
                 // A metadata chunk claiming megabytes more than the file has: libpng would allocate
                 // the claimed length (1.9 GB for a 500-byte file) before finding out. (A short cut,
                 // as in a partial download, is left to the decoder.)
-                let name = chunk[4..<8].allSatisfy { (0x41...0x7A).contains($0) } ? type : "0x" + chunk[4..<8].map { String($0, radix: 16) }.joined()
-                return ImageHeader(width: width, height: height, corrupt: "the PNG \(name) chunk claims \(length) bytes, more than the file holds")
+                let name = chunk.type.utf8.allSatisfy({ (0x41...0x7A).contains($0) }) ? chunk.type
+                    : "0x" + chunk.type.utf8.map { String($0, radix: 16) }.joined()
+                corrupt = "the PNG \(name) chunk claims \(chunk.length) bytes, more than the file holds"
+                return false
             }
-            switch type {
+            switch chunk.type {
             case "tRNS": hasAlpha = true
+            case "eXIf" where orientation == nil:
+                orientation = reader.bytes(at: chunk.data.lowerBound, min(chunk.length, 1 << 16)).flatMap(EXIF.orientation)
             case "tEXt", "zTXt", "iTXt":
                 // ImageMagick's (and exiftool's older) way to store EXIF in a PNG.
-                if rawEXIFChunk == nil, length <= PNGRawProfile.maximumChunk, let keyword = reader.bytes(at: offset + 8, min(length, 22)),
+                if rawEXIFChunk == nil, chunk.length <= PNGRawProfile.maximumChunk,
+                   let keyword = reader.bytes(at: chunk.data.lowerBound, min(chunk.length, 22)),
                    PNGRawProfile.keywords.contains(where: { keyword.starts(with: Array($0.utf8) + [0]) }) {
-                    rawEXIFChunk = offset..<(offset + 12 + length)
+                    rawEXIFChunk = chunk.offset..<chunk.end
                 }
-            case "eXIf" where orientation == nil:
-                orientation = reader.bytes(at: offset + 8, min(length, 1 << 16)).flatMap(EXIF.orientation)
             default: break
             }
-            if chunk[4...7].elementsEqual("IEND".utf8) { break }
-            offset = offset.saturatingPlus(12).saturatingPlus(length)
+            return true
+        }
+        if let corrupt {
+            return ImageHeader(width: width, height: height, corrupt: corrupt)
         }
         var header = ImageHeader(
             width: width, height: height, components: components, hasAlpha: hasAlpha, bitDepth: Int(ihdr[16]),
@@ -135,15 +137,10 @@ struct ImageHeader: Sendable, Hashable {
     private static func parseWebP(_ reader: inout ByteReader) -> ImageHeader? {
         guard var header = parseWebPBitstream(&reader) else { return nil }
         // An extended file's EXIF chunk comes after the image data: walk the chunk headers to it.
-        var offset = 12
-        for _ in 0..<10_000 {
-            guard let chunk = reader.bytes(at: offset, 8) else { break }
-            let length = Int(chunk[4]) | Int(chunk[5]) << 8 | Int(chunk[6]) << 16 | Int(chunk[7]) << 24
-            if chunk[0..<4].elementsEqual("EXIF".utf8) {
-                header.orientation = reader.bytes(at: offset + 8, min(length, 1 << 16)).flatMap(EXIF.orientation)
-                break
-            }
-            offset = offset.saturatingPlus(8).saturatingPlus(length + (length & 1))
+        RIFFChunks.walk(&reader) { reader, chunk in
+            guard chunk.id == "EXIF" else { return true }
+            header.orientation = reader.bytes(at: chunk.data.lowerBound, min(chunk.length, 1 << 16)).flatMap(EXIF.orientation)
+            return false
         }
         return header
     }
@@ -176,48 +173,33 @@ struct ImageHeader: Sendable, Hashable {
         var properties: [(type: String, offset: Int, size: Int)] = []
         var associations: [Int: [Int]] = [:]
 
-        func walk(_ start: Int, _ end: Int, depth: Int) {
-            var offset = start
-            while offset + 8 <= end, depth < 6 {
-                guard let box = reader.bytes(at: offset, 8) else { return }
-                var size = u32be(box, 0)
-                let type = String(decoding: box[4..<8], as: UTF8.self)
-                var headerSize = 8
-                if size == 1, let large = reader.bytes(at: offset + 8, 8) {
-                    size = u32be(large, 0) << 32 | u32be(large, 4)
-                    headerSize = 16
-                } else if size == 0 {
-                    size = end - offset
-                }
-                guard size >= headerSize, size <= end - offset else { return }
-                let body = offset + headerSize
-                switch type {
-                case "meta": walk(body + 4, offset + size, depth: depth + 1)  // a full box
-                case "iprp": walk(body, offset + size, depth: depth + 1)
+        func walk(_ reader: inout ByteReader, _ range: Range<Int>, depth: Int) {
+            guard depth < 6 else { return }
+            ISOBMFFBoxes.walk(&reader, in: range) { reader, box in
+                switch box.type {
+                case "meta":  // a full box: version and flags first
+                    guard box.body.count >= 4 else { return }
+                    walk(&reader, (box.body.lowerBound + 4)..<box.body.upperBound, depth: depth + 1)
+                case "iprp":
+                    walk(&reader, box.body, depth: depth + 1)
                 case "ipco":
-                    var child = body
-                    while child + 8 <= offset + size, let head = reader.bytes(at: child, 8) {
-                        let childSize = u32be(head, 0)
-                        guard childSize >= 8 else { break }
-                        properties.append((String(decoding: head[4..<8], as: UTF8.self), child, childSize))
-                        child += childSize
+                    ISOBMFFBoxes.walk(&reader, in: box.body) { _, property in
+                        properties.append((property.type, property.offset, property.size))
                     }
                 case "pitm":
-                    if let head = reader.bytes(at: body, 8) {
+                    if let head = reader.bytes(at: box.body.lowerBound, 8) {
                         primary = head[0] == 0 ? Int(head[4]) << 8 | Int(head[5]) : u32be(head, 4)
                     }
                 case "ipma":
-                    if let ipma = reader.bytes(at: body, min(size - headerSize, 1 << 16)) {
+                    if let ipma = reader.bytes(at: box.body.lowerBound, min(box.body.count, 1 << 16)) {
                         parseAssociations(ipma, into: &associations)
                     }
-                case "mdat":
-                    return  // the metadata comes before the media data in every file worth opening
                 default: break
                 }
-                offset += size
             }
         }
-        walk(0, min(reader.count, 1 << 20), depth: 0)
+        // The metadata comes before the media data in every file worth opening.
+        walk(&reader, 0..<min(reader.count, 1 << 20), depth: 0)
 
         let extents = properties.enumerated().compactMap { index, property -> (index: Int, width: Int, height: Int)? in
             guard property.type == "ispe", let extent = reader.bytes(at: property.offset + 12, 8) else { return nil }

@@ -15,7 +15,8 @@ enum JPEGSegments {
         var sampling: [(horizontal: Int, vertical: Int)]
         /// Each component's identifier.
         var componentIDs: [UInt8]
-        /// Where the frame header segment ends in the data.
+        /// Where the frame header segment starts (its 0xFF) and ends in the data.
+        var segmentStart: Int
         var segmentEnd: Int
 
         /// Progressive or lossless-progressive: libjpeg keeps every coefficient of the image.
@@ -85,14 +86,14 @@ enum JPEGSegments {
             guard length >= 2 else { return .failure(.malformed) }
             let payload = (offset + 2)..<(offset + length)
             if (0xC0...0xCF).contains(code), code != 0xC4, code != 0xC8, code != 0xCC {
-                return frameHeader(code: code, payload: payload, reader: &reader)
+                return frameHeader(code: code, marker: offset - 2, payload: payload, reader: &reader)
             }
             visit(&reader, Segment(code: code, payload: payload))
             offset += length
         }
     }
 
-    private static func frameHeader(code: UInt8, payload: Range<Int>, reader: inout ByteReader) -> Result<Frame, Failure> {
+    private static func frameHeader(code: UInt8, marker: Int, payload: Range<Int>, reader: inout ByteReader) -> Result<Frame, Failure> {
         guard payload.count >= 6, let head = reader.bytes(at: payload.lowerBound, 6) else { return .failure(.truncated) }
         let components = Int(head[5])
         guard components > 0, payload.count >= 6 + 3 * components else { return .failure(.malformed) }
@@ -107,6 +108,6 @@ enum JPEGSegments {
         let width = Int(head[3]) << 8 | Int(head[4])
         let height = Int(head[1]) << 8 | Int(head[2])
         return .success(Frame(code: code, precision: Int(head[0]), width: width, height: height, sampling: sampling,
-                              componentIDs: ids, segmentEnd: payload.upperBound))
+                              componentIDs: ids, segmentStart: marker, segmentEnd: payload.upperBound))
     }
 }

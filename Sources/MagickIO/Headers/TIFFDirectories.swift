@@ -1,0 +1,113 @@
+import Foundation
+
+/// The image file directories (IFDs) of a TIFF structure, classic or BigTIFF: a TIFF file, or the
+/// EXIF block of a JPEG, PNG or WebP (after its `Exif\0\0` prefix). Offsets are from the TIFF
+/// header, as TIFF's own are. Every read is bounds-checked; a directory chain that loops ends.
+struct TIFFDirectories {
+    /// One 12-byte (20 in BigTIFF) directory entry.
+    struct Entry {
+        var tag: Int
+        var type: Int
+        var count: Int
+        /// Where the entry starts.
+        var offset: Int
+        /// Where its value, or the offset of its value, lies.
+        var valueField: Int
+        /// The bytes its values take (count × the type's size).
+        var valueSize: Int
+        /// Whether the values are in the entry itself.
+        var isInline: Bool
+    }
+
+    /// Bytes per value of each TIFF field type (BYTE, ASCII, SHORT, LONG, RATIONAL, SBYTE,
+    /// UNDEFINED, SSHORT, SLONG, SRATIONAL, FLOAT, DOUBLE, IFD; BigTIFF's LONG8, SLONG8, IFD8).
+    static let typeSizes = [1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8, 13: 4,
+                            16: 8, 17: 8, 18: 8]
+
+    private var reader: ByteReader
+    /// Where the TIFF header starts in the data.
+    let base: Int
+    let isLittleEndian: Bool
+    let isBigTIFF: Bool
+
+    /// The structure at `base` in `source` (6 past an `Exif\0\0` prefix when `skipsEXIFPrefix`), or
+    /// nil without a valid byte-order mark and version.
+    init?(_ source: SourceBytes, skipsEXIFPrefix: Bool = false) {
+        var reader = ByteReader(source)
+        var base = 0
+        if skipsEXIFPrefix, reader.bytes(at: 0, 6) == Array("Exif\0\0".utf8) { base = 6 }
+        guard let head = reader.bytes(at: base, 4), head[0] == head[1], head[0] == 0x49 || head[0] == 0x4D else { return nil }
+        let little = head[0] == 0x49
+        let version = little ? Int(head[2]) | Int(head[3]) << 8 : Int(head[2]) << 8 | Int(head[3])
+        guard version == 42 || version == 43 else { return nil }
+        self.reader = reader
+        self.base = base
+        isLittleEndian = little
+        isBigTIFF = version == 43
+    }
+
+    /// An EXIF block's structure.
+    init?(exif bytes: [UInt8]) {
+        self.init(.memory(Data(bytes)), skipsEXIFPrefix: true)
+    }
+
+    var offsetSize: Int { isBigTIFF ? 8 : 4 }
+    private var countSize: Int { isBigTIFF ? 8 : 2 }
+    private var entrySize: Int { isBigTIFF ? 20 : 12 }
+
+    /// An unsigned value of `size` bytes at `offset`, in the structure's byte order.
+    mutating func value(at offset: Int, size: Int) -> Int? {
+        guard offset >= 0, let bytes = reader.bytes(at: base.saturatingPlus(offset), size) else { return nil }
+        return (isLittleEndian ? bytes.reversed() : bytes).reduce(0) { $0 << 8 | Int($1) }
+    }
+
+    /// The first directory's offset (IFD0).
+    mutating func firstDirectory() -> Int? {
+        value(at: isBigTIFF ? 8 : 4, size: offsetSize)
+    }
+
+    /// The entries of the directory at `offset` (at most `limit`).
+    mutating func entries(at offset: Int, limit: Int = 4096) -> [Entry] {
+        guard let count = value(at: offset, size: countSize) else { return [] }
+        var entries: [Entry] = []
+        for index in 0..<min(count, limit) {
+            let at = offset + countSize + index * entrySize
+            guard let tag = value(at: at, size: 2), let type = value(at: at + 2, size: 2),
+                  let values = value(at: at + 4, size: offsetSize) else { break }
+            let size = (Self.typeSizes[type] ?? 1).saturatingTimes(values)
+            entries.append(Entry(tag: tag, type: type, count: values, offset: at, valueField: at + 4 + offsetSize,
+                                 valueSize: size, isInline: size <= offsetSize))
+        }
+        return entries
+    }
+
+    /// Where the link to the next directory lies, after the entries of the one at `offset`.
+    mutating func linkField(ofDirectoryAt offset: Int) -> Int? {
+        value(at: offset, size: countSize).map { offset + countSize + $0 * entrySize }
+    }
+
+    /// The next directory after the one at `offset`, or nil at the end of the chain.
+    mutating func nextDirectory(after offset: Int) -> Int? {
+        guard let link = linkField(ofDirectoryAt: offset), let next = value(at: link, size: offsetSize), next > 0 else { return nil }
+        return next
+    }
+
+    /// The offsets of every directory in the chain from IFD0, stopping at a loop or after `limit`.
+    mutating func chain(limit: Int = 10_000) -> [Int] {
+        var directories: [Int] = [], seen: Set<Int> = []
+        var next = firstDirectory()
+        while let directory = next, directory > 0, directories.count < limit, seen.insert(directory).inserted {
+            directories.append(directory)
+            next = nextDirectory(after: directory)
+        }
+        return directories
+    }
+
+    /// The first value of `entry` (SHORT, LONG or LONG8; from its data when out of line).
+    mutating func firstValue(of entry: Entry) -> Int? {
+        let size = Self.typeSizes[entry.type] ?? 0
+        guard [1, 2, 4, 8].contains(size), entry.count > 0 else { return nil }
+        if entry.isInline { return value(at: entry.valueField, size: size) }
+        return value(at: entry.valueField, size: offsetSize).flatMap { value(at: $0, size: size) }
+    }
+}

@@ -1,0 +1,306 @@
+import Foundation
+
+/// The mutable state of an ``IncrementalImageSource``, always used under its lock.
+struct IncrementalState {
+    typealias Status = IncrementalImageSource.Status
+
+    /// The bytes so far; released once the image is complete (the source holds them) or failed.
+    var data = Data()
+    var status: Status = .waitingForHeader
+    var format: ImageFormat?
+    var frames: [ImageProperties] = []
+    var source: ImageSource?
+    /// A GIF's blocks walked so far.
+    var gif = GIFWalk()
+    /// Whether the format's own header point (``HeaderPoint``) has been pinged already.
+    var pingedAtHeaderPoint = false
+    /// The byte count from which the next scheduled ping may run.
+    var nextPing = 0
+
+    mutating func append(_ chunk: Data, isFinal: Bool, options: DecodingOptions) {
+        switch status {
+        case .waitingForHeader, .headerComplete: break
+        case .complete, .failed: return
+        }
+        data.append(chunk)
+        if isFinal {
+            finish(options: options)
+        } else if status == .waitingForHeader {
+            lookForHeader(options: options)
+        } else {
+            lookForMoreFrames(options: options)
+        }
+    }
+
+    /// Opens the whole image, as ``ImageSource/init(data:options:)`` does.
+    private mutating func finish(options: DecodingOptions) {
+        do throws(MagickIOError) {
+            let opened = try ImageSource(data: data, options: options)
+            source = opened
+            format = opened.format
+            frames = opened.frames
+            status = .complete
+            data = Data()
+        } catch {
+            fail(error)
+        }
+    }
+
+    private mutating func lookForHeader(options: DecodingOptions) {
+        guard let format = format ?? settleFormat() else { return }
+        self.format = format
+        switch headerPoint(format) {
+        case .notYet:
+            return
+        case .reached(let bytes) where !pingedAtHeaderPoint:
+            pingedAtHeaderPoint = true
+            ping(bytes, options: options)
+        case .reached, .unknown:
+            guard data.count >= nextPing else { return }
+            ping(data, options: options)
+        }
+        scheduleNextPing()
+    }
+
+    private mutating func headerPoint(_ format: ImageFormat) -> HeaderPoint {
+        guard format == .gif else { return HeaderPoint.locate(in: data, format: format) }
+        gif.advance(over: data)
+        if gif.isBroken { return .unknown }
+        return gif.frames > 0 ? .reached(gif.completeFrames(of: data)) : .notYet
+    }
+
+    /// GIF frames as each completes, TIFF pages on the growth schedule; each ping at most when
+    /// the data has grown by a quarter.
+    private mutating func lookForMoreFrames(options: DecodingOptions) {
+        guard format == .gif || format == .tiff, data.count >= nextPing else { return }
+        var bytes = data
+        if format == .gif {
+            gif.advance(over: data)
+            if !gif.isBroken {
+                guard gif.frames > frames.count else { return }
+                bytes = gif.completeFrames(of: data)
+            }
+        }
+        scheduleNextPing()
+        if let opened = try? ImageSource(data: bytes, options: options), opened.frames.count > frames.count {
+            frames = opened.frames
+        }
+    }
+
+    private mutating func scheduleNextPing() {
+        nextPing = data.count + max(data.count / 4, 32)
+    }
+
+    /// Pings `bytes`; a failure more data cannot cure ends the source, any other waits for more.
+    private mutating func ping(_ bytes: Data, options: DecodingOptions) {
+        do throws(MagickIOError) {
+            let opened = try ImageSource(data: bytes, options: options)
+            frames = opened.frames
+            status = .headerComplete
+        } catch where error.kind == .limitExceeded {
+            fail(error)
+        } catch {
+            return
+        }
+    }
+
+    /// The format, once the first bytes settle it; fails the source when they settle that it is
+    /// none MagickIO may decode. Mirrors the checks of ``ImageSource/init(data:options:)``.
+    private mutating func settleFormat() -> ImageFormat? {
+        guard Self.signatureSettled(data) else { return nil }
+        let allowed = MagickIO.allowedDecoders
+        if let format = ImageFormat.sniff(data) {
+            guard allowed.contains(format) else {
+                fail(MagickIOError(.formatNotAllowed, "\(format.rawValue) content is not among the allowed decoders"))
+                return nil
+            }
+            return format
+        }
+        // Formats without a MagickIO signature are named by ImageMagick's magic table, which
+        // looks at the first 8 KiB.
+        let others = allowed.subtracting(ImageFormat.sniffable)
+        guard others.isEmpty || data.count >= 8192 else { return nil }
+        guard let guess = others.isEmpty ? nil : ImageFormat.magickGuess(data) else {
+            fail(MagickIOError(.unsupportedFormat, "the content is not a recognised image format"))
+            return nil
+        }
+        guard allowed.contains(guess) else {
+            fail(MagickIOError(.formatNotAllowed, "\(guess.rawValue) content is not among the allowed decoders"))
+            return nil
+        }
+        return guess
+    }
+
+    private mutating func fail(_ error: MagickIOError) {
+        status = .failed(error)
+        frames = []
+        data = Data()
+    }
+
+    /// Whether ``ImageFormat/sniff(_:)`` can no longer change its answer: it reads 32 bytes, and
+    /// 64 for the brands of an ISO `ftyp` box.
+    private static func signatureSettled(_ data: Data) -> Bool {
+        guard data.count >= 32 else { return false }
+        let start = data.startIndex
+        return data.count >= 64 || !data[start + 4..<start + 8].elementsEqual("ftyp".utf8)
+    }
+}
+
+/// The point in a file from which ImageMagick's ping of what has arrived answers as it will for
+/// the whole file, found by walking the format's structure.
+enum HeaderPoint {
+    /// Reached: the bytes to ping (the data, or a header-only image made from it).
+    case reached(Data)
+    /// Not there yet: a ping now could not succeed.
+    case notYet
+    /// The format has no such point here, or the data does not follow its structure: the ping
+    /// schedule decides.
+    case unknown
+
+    static func locate(in data: Data, format: ImageFormat) -> HeaderPoint {
+        switch format {
+        case .jpeg: return jpeg(data)
+        case .png: return png(data)
+        case .tiff: return tiff(data)
+        case .webp:
+            // ImageMagick 6's WebP coder reads the whole RIFF chunk before anything else.
+            var reader = ByteReader(.memory(data))
+            guard let size = RIFFChunks.declaredLength(&reader) else { return .notYet }
+            return data.count >= size + 8 ? .reached(data) : .notYet
+        default: return .unknown
+        }
+    }
+
+    /// At the end of the first SOF segment. libjpeg's `jpeg_read_header` returns only at a scan
+    /// header, so the ping gets the bytes up to the SOF, a scan header naming the frame's
+    /// components (no entropy-coded data) and EOI.
+    private static func jpeg(_ data: Data) -> HeaderPoint {
+        var reader = ByteReader(.memory(data))
+        switch JPEGSegments.frame(in: &reader) {
+        case .failure(.truncated):
+            return .notYet
+        case .failure:
+            return .unknown
+        case .success(let frame):
+            guard (1...4).contains(frame.componentIDs.count) else { return .unknown }
+            let components = UInt8(frame.componentIDs.count)
+            var image = Data(data.prefix(frame.segmentEnd))
+            image.append(contentsOf: [0xFF, 0xDA, 0x00, 6 + 2 * components, components])
+            for id in frame.componentIDs {
+                image.append(contentsOf: [id, 0x00])  // component id, Huffman tables 0/0
+            }
+            image.append(contentsOf: [0x00, frame.isProgressive ? 0x00 : 0x3F, 0x00, 0xFF, 0xD9])
+            return .reached(image)
+        }
+    }
+
+    /// When the first `IDAT` chunk's length and type are in: `png_read_info` stops there.
+    private static func png(_ data: Data) -> HeaderPoint {
+        var reader = ByteReader(.memory(data))
+        var point = HeaderPoint.notYet
+        let end = PNGChunks.walk(&reader) { _, chunk in
+            if chunk.type == "IDAT" { point = .reached(data) }
+            if chunk.type == "IEND" || chunk.length > Int(Int32.max) { point = .unknown }
+            return chunk.type != "IDAT" && chunk.length <= Int(Int32.max)
+        }
+        return end == .truncated ? .notYet : point
+    }
+
+    /// When the first directory (IFD0), its EXIF and GPS directories and every value they point
+    /// to are in: what libtiff's `TIFFReadDirectory` and ImageMagick's ping read. The ping gets
+    /// those bytes with IFD0's link to the next page cut, so that later pages still on their way
+    /// do not fail it.
+    private static func tiff(_ data: Data) -> HeaderPoint {
+        guard data.count >= 16 else { return .notYet }
+        guard var tiff = TIFFDirectories(.memory(data)), let first = tiff.firstDirectory() else { return .unknown }
+        var end = 8, nextLink: Int?
+        var directories = [first], isFirst = true
+        while let directory = directories.popLast() {
+            guard let link = tiff.linkField(ofDirectoryAt: directory) else { return .notYet }
+            let entries = tiff.entries(at: directory)
+            for entry in entries {
+                if !entry.isInline {
+                    guard let offset = tiff.value(at: entry.valueField, size: tiff.offsetSize) else { return .notYet }
+                    end = max(end, offset.saturatingPlus(entry.valueSize))
+                }
+                if isFirst, entry.tag == 34665 || entry.tag == 34853, let sub = tiff.firstValue(of: entry) {
+                    directories.append(sub)  // EXIF, GPS
+                }
+            }
+            end = max(end, link + tiff.offsetSize)
+            if isFirst { nextLink = link }
+            isFirst = false
+        }
+        guard end <= data.count, let nextLink else { return .notYet }
+        var image = Data(data.prefix(end))
+        let at = image.startIndex + nextLink
+        image.replaceSubrange(at..<at + tiff.offsetSize, with: [UInt8](repeating: 0, count: tiff.offsetSize))
+        return .reached(image)
+    }
+}
+
+/// Walks a GIF's blocks as they arrive, resuming where the data ran out: which frames are
+/// complete (ImageMagick's GIF ping fails on a frame cut short).
+struct GIFWalk {
+    /// The next byte to look at.
+    private var offset = 0
+    /// Inside the data sub-blocks of an extension or (``inImage``) an image.
+    private var inSubBlocks = false
+    private var inImage = false
+    /// The trailer or something that is not a GIF block has been reached.
+    private var stopped = false
+    /// The complete frames so far.
+    private(set) var frames = 0
+    /// The offset just past the last complete frame.
+    private(set) var end = 0
+    /// The blocks do not follow GIF's structure.
+    private(set) var isBroken = false
+
+    /// The complete frames and the trailer: a GIF ImageMagick pings without complaint.
+    func completeFrames(of data: Data) -> Data {
+        var image = Data(data.prefix(end))
+        image.append(0x3B)
+        return image
+    }
+
+    mutating func advance(over data: Data) {
+        var bytes = ByteReader(.memory(data))
+        if offset == 0 {
+            // Header and logical screen (13 bytes), then the global colour table.
+            guard let flags = bytes.u8(at: 10) else { return }
+            offset = 13 + Self.colourTableSize(flags)
+        }
+        while !stopped {
+            if inSubBlocks {
+                guard let length = bytes.u8(at: offset) else { return }
+                offset += 1 + Int(length)
+                if length == 0 {
+                    inSubBlocks = false
+                    if inImage {
+                        frames += 1
+                        end = offset
+                    }
+                }
+                continue
+            }
+            guard let introducer = bytes.u8(at: offset) else { return }
+            switch introducer {
+            case 0x21:  // extension: its label, then sub-blocks
+                offset += 2
+            case 0x2C:  // image: descriptor, local colour table, LZW code size, then sub-blocks
+                guard let flags = bytes.u8(at: offset + 9) else { return }
+                offset += 10 + Self.colourTableSize(flags) + 1
+            default:
+                stopped = true
+                isBroken = introducer != 0x3B
+                return
+            }
+            inSubBlocks = true
+            inImage = introducer == 0x2C
+        }
+    }
+
+    private static func colourTableSize(_ flags: UInt8) -> Int {
+        flags & 0x80 != 0 ? 3 << (Int(flags & 7) + 1) : 0
+    }
+}
