@@ -214,6 +214,13 @@ for at in range(scan + 40, len(damaged) - 10, 37):
 out("jpeg-bad-huffman.jpg", bytes(damaged))
 
 
+# A greyscale JPEG carrying a broken 14-byte ICC profile (APP2), which Little CMS refuses: viewers
+# ignore the profile and show the grey.
+gray = magick("-size", f"{W}x{H}", "gradient:white-black", "-colorspace", "gray", "-quality", "90", "jpg:out")
+at = gray.index(b"\xff\xdb")
+icc = b"ICC_PROFILE\x00\x01\x01" + b"\x00\x00\x00\x0eBROKEN" + b"\x00" * 4
+out("jpeg-gray-broken-icc.jpg", gray[:at] + b"\xff\xe2" + struct.pack(">H", 2 + len(icc)) + icc + gray[at:])
+
 # --- GIF ---------------------------------------------------------------------------------------
 
 # A 75x50 canvas whose only frame is 50x50 red at +25+0: a viewer shows it on the right, the

@@ -87,4 +87,24 @@ struct ErrorTests {
             "limitExceeded", "frameOutOfRange", "encodingFailed", "cancelled", "io",
         ])
     }
+
+    @Test("ImageMagick's severities map to kinds by meaning: a full pixel cache is limitExceeded, a generic error is not")
+    func severityMapping() {
+        func kind(_ severity: Int, _ message: String, reading: Bool = true) -> MagickIOError.Kind {
+            MagickIOError(exception: MagickException(severity: .init(UInt32(severity)), message: message), fallback: .corruptImage,
+                          reading: reading).kind
+        }
+        #expect(kind(445, "cache resources exhausted") == .limitExceeded)
+        #expect(kind(400, "MemoryAllocationFailed") == .limitExceeded)
+        #expect(kind(400, "WidthOrHeightExceedsLimit") == .limitExceeded)
+        #expect(kind(400, "ColorspaceColorProfileMismatch `icc'") == .corruptImage, "ErrorException shares 400")
+        #expect(kind(425, "Premature end of JPEG file") == .corruptImage)
+        #expect(kind(420, "no decode delegate", reading: true) == .unsupportedFormat)
+        #expect(kind(499, "not authorized") == .formatNotAllowed)
+    }
+
+    @Test("copying an image out of an empty wand throws instead of giving a 0x0 image")
+    func emptyCopy() {
+        #expect(errorKind { try Wand().addImages(of: Wand()) } == .corruptImage)
+    }
 }

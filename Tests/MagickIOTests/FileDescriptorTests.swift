@@ -41,6 +41,15 @@ struct FileDescriptorTests {
         #expect(try source.thumbnail(maxPixelSize: 32).width == 32)
     }
 
+    @Test("a path that is a FIFO is refused as io at once, never blocking in open", .timeLimit(.minutes(10)))
+    func fifoPath() throws {
+        let directory = try TemporaryDirectory("fifo")
+        let fifo = directory.url.appendingPathComponent("pipe.jpg")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        #expect(errorKind { _ = try ImageSource(url: fifo) } == .io)
+        #expect(errorKind { _ = try ImageSource(url: directory.url) } == .io)
+    }
+
     @Test("a descriptor that is not open is an io error")
     func badDescriptor() {
         #expect(errorKind { _ = try ImageSource(fileDescriptor: 9_999) } == .io)
@@ -49,4 +58,5 @@ struct FileDescriptorTests {
 
 private func makePipe(_ ends: inout [Int32]) -> Int32 {
     ends.withUnsafeMutableBufferPointer { pipe($0.baseAddress!) }
+
 }

@@ -21,6 +21,27 @@ struct ThumbnailOptionsTests {
         #expect(try Fixture.source("photo.jpg").embeddedThumbnail() == nil)
     }
 
+    @Test("ifAbsent needs the embedded thumbnail to cover the request on both sides, not only the longest")
+    func ifAbsentBothSides() throws {
+        // The 240x160 thumbnail, upright 160x240: its longest side covers 200, its width does not.
+        let source = try Fixture.source("embedded-thumbnail.jpg")
+        let square = try source.thumbnail(size: ImageSize(width: 200, height: 200), mode: .fill,
+                                          options: ThumbnailOptions(embedded: .ifAbsent))
+        #expect(square.width == 200 && square.height == 200)
+        let corner = try topLeft(square)
+        #expect(corner.r > 200 && corner.g < 60 && corner.b < 60, "red: the picture, not the magenta thumbnail: \(corner)")
+    }
+
+    @Test("keepAllButGPS drops an XMP packet that names a place, without touching the rest")
+    func xmpGPS() throws {
+        let image = try Fixture.source("xmp-gps.jpg").image(at: 0)
+        let kept = try ImageSource(data: image.encoded(as: .jpeg(quality: 90), metadata: .keepAll))
+        #expect(try kept.image(at: 0).encoded(as: .jpeg(quality: 90)).range(of: Data("GPSLatitude".utf8)) != nil)
+        let cleaned = try image.encoded(as: .jpeg(quality: 90), metadata: .keepAllButGPS)
+        #expect(cleaned.range(of: Data("GPSLatitude".utf8)) == nil)
+        #expect(try ImageSource(data: cleaned).properties(at: 0).exif["Make"] == "MagickIO")
+    }
+
     @Test("ifAbsent uses the embedded thumbnail when it is big enough, the picture otherwise")
     func ifAbsent() throws {
         let source = try Fixture.source("embedded-thumbnail.jpg")

@@ -107,4 +107,14 @@ struct WorldFilesTests {
         let topLeft = try item.pixels(.rgba8).rgba(x: 80, y: 60)
         #expect(topLeft.r > 200 && topLeft.b > 200 && topLeft.g < 60, "magenta top-left: \(topLeft)")
     }
+
+    @Test("a greyscale JPEG with a broken ICC profile shows its grey, as viewers ignore the profile")
+    func brokenProfile() throws {
+        let thumb = try Fixture.source("jpeg-gray-broken-icc.jpg").thumbnail(maxPixelSize: 64)
+        #expect(thumb.width == 64 && thumb.height == 48)
+        let pixels = try thumb.pixels(.rgba8)
+        let top = pixels.rgba(x: 32, y: 2), bottom = pixels.rgba(x: 32, y: 45)
+        #expect(top.r > 220 && top.r == top.g && top.g == top.b, "white at the top: \(top)")
+        #expect(bottom.r < 35, "black at the bottom: \(bottom)")
+    }
 }

@@ -13,11 +13,27 @@ final class Interrupt: Sendable {
     }
 
     private let cancelled = Atomic<Bool>(false)
-    private let started = ContinuousClock.now
+    /// When the work started, in nanoseconds of the continuous clock since `origin`; 0 until then.
+    private let started = Atomic<Int>(0)
+    private let origin = ContinuousClock.now
     private let timeLimit: Duration?
+    /// How many progress callbacks the work made, and how many of them stopped it (for tests:
+    /// proof that it stopped between rows).
+    let callbacks = Atomic<Int>(0)
+    let stopsByMonitor = Atomic<Int>(0)
 
-    init(timeLimit: Duration? = nil) {
+    /// An interrupt whose time limit starts counting when ``begin()`` is called (work queued for a
+    /// busy pool has not started), or at once when `startsNow`.
+    init(timeLimit: Duration? = nil, startsNow: Bool = true) {
         self.timeLimit = timeLimit
+        if startsNow { begin() }
+    }
+
+    /// Starts the time limit's clock, once: the work begins now.
+    func begin() {
+        let elapsed = ContinuousClock.now - origin
+        let nanoseconds = max(Int(elapsed.components.seconds) * 1_000_000_000 + Int(elapsed.components.attoseconds / 1_000_000_000), 1)
+        _ = started.compareExchange(expected: 0, desired: nanoseconds, ordering: .relaxed)
     }
 
     /// Asks the work to stop at its next progress callback.
@@ -28,7 +44,8 @@ final class Interrupt: Sendable {
     /// Why the work must stop, or nil to go on.
     var stopReason: Reason? {
         if cancelled.load(ordering: .relaxed) { return .cancelled }
-        if let timeLimit, ContinuousClock.now - started > timeLimit { return .deadline(timeLimit) }
+        let start = started.load(ordering: .relaxed)
+        if let timeLimit, start > 0, ContinuousClock.now - (origin + .nanoseconds(start)) > timeLimit { return .deadline(timeLimit) }
         return nil
     }
 

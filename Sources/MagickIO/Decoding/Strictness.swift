@@ -78,7 +78,7 @@ struct DecoderWarning: Sendable, Hashable {
             // or one of these.
             let damage = ["read error", "premature", "end of file", "end of data", "not enough data", "decoding error",
                           "decode error", "corrupt", "truncated", "short read", "cannot read", "bad code",
-                          "unexpected end", "lzwdecode", "zipdecode", "jpegdecode", "packbits"]
+                          "unexpected end"]
             return damage.contains { text.contains($0) }
         case .bmp:
             // A file-size field that disagrees with the real size is common and harmless.

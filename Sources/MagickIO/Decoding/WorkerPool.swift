@@ -13,13 +13,6 @@ final class WorkerPool: @unchecked Sendable {
     private var head = 0
     private var running = 0
 
-    /// Jobs queued or running now.
-    var load: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return jobs.count - head + running
-    }
-
     init(threads: Int) {
         for index in 0..<max(threads, 1) {
             let thread = Thread { [unowned self] in self.work() }
@@ -36,6 +29,7 @@ final class WorkerPool: @unchecked Sendable {
             await withCheckedContinuation { continuation in
                 submit {
                     do throws(MagickIOError) {
+                        interrupt.begin()  // a time limit counts from here, not from the queue
                         try interrupt.check()
                         continuation.resume(returning: .success(try body()))
                     } catch {

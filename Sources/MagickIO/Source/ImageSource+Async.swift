@@ -12,7 +12,7 @@ extension ImageSource {
     /// `thumbnail(maxPixelSize:at:allowUpscale:options:)` on MagickIO's threads, cancellable.
     public func thumbnail(maxPixelSize: Int, at index: Int = 0, allowUpscale: Bool = false,
                           options thumbnailOptions: ThumbnailOptions = ThumbnailOptions()) async throws(MagickIOError) -> Image {
-        let interrupt = Interrupt(timeLimit: options.timeLimit)
+        let interrupt = Interrupt(timeLimit: options.timeLimit, startsNow: false)
         return try await WorkerPool.shared.run(interrupt: interrupt) { () throws(MagickIOError) in
             try thumbnail(.maxPixelSize(maxPixelSize), at: index, allowUpscale: allowUpscale, options: thumbnailOptions,
                           interrupt: interrupt)
@@ -23,7 +23,7 @@ extension ImageSource {
     public func thumbnail(size: ImageSize, mode: SizingMode = .fit, gravity: Gravity = .center, at index: Int = 0,
                           allowUpscale: Bool = false,
                           options thumbnailOptions: ThumbnailOptions = ThumbnailOptions()) async throws(MagickIOError) -> Image {
-        let interrupt = Interrupt(timeLimit: options.timeLimit)
+        let interrupt = Interrupt(timeLimit: options.timeLimit, startsNow: false)
         return try await WorkerPool.shared.run(interrupt: interrupt) { () throws(MagickIOError) in
             try thumbnail(.box(size, mode, gravity), at: index, allowUpscale: allowUpscale, options: thumbnailOptions,
                           interrupt: interrupt)
@@ -32,7 +32,7 @@ extension ImageSource {
 
     /// `image(at:)` on MagickIO's threads, cancellable.
     public func image(at index: Int = 0) async throws(MagickIOError) -> Image {
-        let interrupt = Interrupt(timeLimit: options.timeLimit)
+        let interrupt = Interrupt(timeLimit: options.timeLimit, startsNow: false)
         return try await WorkerPool.shared.run(interrupt: interrupt) { () throws(MagickIOError) in
             try image(at: index, interrupt: interrupt)
         }

@@ -52,23 +52,27 @@ final class OpenFile: Sendable {
     let path: String
 
     init(path: String) throws(MagickIOError) {
-        var status = stat()
-        guard stat(path, &status) == 0 else {
+        // Opened first and checked through the descriptor, never by path then opened: a path
+        // swapped for a FIFO in between would block the open. O_NONBLOCK keeps a FIFO's open
+        // from waiting for a writer; on a regular file it changes nothing.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
             throw errno == ENOENT || errno == ENOTDIR
                 ? MagickIOError(.fileNotFound, "no file at \(path)")
                 : MagickIOError(.io, "cannot open \(path): \(String(cString: strerror(errno)))")
         }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw MagickIOError(.io, "cannot read \(path)'s status: \(reason)")
+        }
         guard status.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
             throw MagickIOError(.io, "\(path) is not a regular file")
         }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw MagickIOError(.io, "cannot open \(path): \(String(cString: strerror(errno)))")
-        }
-        var opened = stat()
-        fstat(descriptor, &opened)
         self.descriptor = descriptor
-        self.size = Int(opened.st_size)
+        self.size = Int(status.st_size)
         self.path = path
     }
 

@@ -16,7 +16,8 @@ public struct ThumbnailOptions: Sendable, Hashable {
     public enum EmbeddedThumbnail: Sendable, Hashable, CaseIterable {
         /// Always decode the image itself (the default).
         case never
-        /// Use the embedded thumbnail when its longest side is at least the size asked for.
+        /// Use the embedded thumbnail when it is at least as large as the thumbnail asked for on
+        /// both sides (upright), so that it is never upscaled; decode the picture otherwise.
         case ifAbsent
         /// Use the embedded thumbnail whenever there is one, however small (never upscaled).
         case always

@@ -12,9 +12,15 @@ extension MagickIOError {
         }
         let kind: Kind
         switch exception.severity {
-        case ResourceLimitError, ResourceLimitWarning, ResourceLimitFatalError, CacheError, CacheWarning, CacheFatalError:
+        case CacheError, CacheWarning, CacheFatalError:
             // The pixel cache fails when it cannot get memory (its "cache resources exhausted").
             kind = .limitExceeded
+        case ResourceLimitError, ResourceLimitWarning, ResourceLimitFatalError:
+            // ImageMagick's generic error, warning and fatal severities share these values with
+            // the resource ones (ErrorException is ResourceLimitError): the words tell them apart.
+            let words = exception.message.lowercased()
+            let resource = ["memory", "limit", "exhausted", "allocat", "exceeds", "too large"].contains { words.contains($0) }
+            kind = resource ? .limitExceeded : reading ? .corruptImage : fallback
         case MissingDelegateError, MissingDelegateWarning:
             kind = reading ? .unsupportedFormat : .encodingFailed
         case PolicyError, PolicyWarning:

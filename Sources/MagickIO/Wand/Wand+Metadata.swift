@@ -17,7 +17,7 @@ extension Wand {
                 }
             }
             if let xmp = profile("xmp"), String(decoding: xmp, as: UTF8.self).contains("GPS") {
-                if let removed = MagickRemoveImageProfile(pointer, "xmp", nil) { MagickRelinquishMemory(removed) }
+                removeProfile("xmp")
             }
         }
     }
@@ -50,5 +50,12 @@ extension Wand {
     /// Sets the current image's property `name` (`comment`, `exif:Orientation`, ...).
     func setProperty(_ name: String, _ value: String) {
         MagickSetImageProperty(pointer, name, value)
+    }
+
+    /// Removes the current image's profile `name`, if it has one (`MagickRemoveImageProfile`,
+    /// which writes the removed profile's length: it must be given somewhere to write it).
+    func removeProfile(_ name: String) {
+        var length = 0
+        if let removed = MagickRemoveImageProfile(pointer, name, &length) { MagickRelinquishMemory(removed) }
     }
 }

@@ -5,7 +5,12 @@ import Foundation
 private let progressMonitor: MagickProgressMonitor = { _, _, _, client in
     guard let client else { return MagickTrue }
     let interrupt = Unmanaged<Interrupt>.fromOpaque(client).takeUnretainedValue()
-    return interrupt.stopReason == nil ? MagickTrue : MagickFalse
+    interrupt.callbacks.add(1, ordering: .relaxed)
+    guard interrupt.stopReason == nil else {
+        interrupt.stopsByMonitor.add(1, ordering: .relaxed)
+        return MagickFalse
+    }
+    return MagickTrue
 }
 
 extension Wand {

@@ -29,9 +29,14 @@ extension Wand {
         if options.colorProfile == .convertToSRGB {
             if let embeddedProfile, embeddedProfile != sRGBProfile {
                 // Little CMS converts from the embedded profile to sRGB and the image takes the
-                // sRGB profile in its place.
+                // sRGB profile in its place. A profile that cannot describe these pixels (an RGB
+                // profile on a greyscale JPEG, a truncated one) is ignored, as viewers do: the
+                // pixels are taken in their colour space's usual meaning.
                 let status = sRGBProfile.withUnsafeBytes { MagickProfileImage(pointer, "icc", $0.baseAddress, $0.count) }
-                try check(status, fallback: .corruptImage)
+                if status == MagickFalse {
+                    _ = takeException()
+                    removeProfile("icc")
+                }
             }
             let colorspace = MagickGetImageColorspace(pointer)
             if colorspace != sRGBColorspace, colorspace != GRAYColorspace {

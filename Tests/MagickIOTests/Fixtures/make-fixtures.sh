@@ -89,6 +89,9 @@ convert -size 32x32 'xc:rgb(60,180,90)' -profile "$work/adobe.icc" -quality 95 a
 rm -rf "$work"
 cp photo.jpg gps.jpg
 exiftool -q -overwrite_original -GPSLatitude=48.8584 -GPSLatitudeRef=N -GPSLongitude=2.2945 -GPSLongitudeRef=E gps.jpg
+# The same place in XMP only (exif:GPSLatitude in an XMP packet).
+cp photo.jpg xmp-gps.jpg
+exiftool -q -overwrite_original -XMP-exif:GPSLatitude=48.8584 -XMP-exif:GPSLongitude=2.2945 xmp-gps.jpg
 
 # A camera-like JPEG with an EXIF thumbnail, both stored turned (orientation 6): the picture is
 # the quadrants at 960x640; the 240x160 embedded thumbnail has magenta where the picture has red,
