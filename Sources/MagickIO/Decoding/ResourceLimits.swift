@@ -3,7 +3,7 @@
 /// MagickIO applies ``safeDefaults`` once, on first use. Change them with ``apply(_:)``, which
 /// returns the limits actually in force: ImageMagick clamps every value to the system
 /// `policy.xml` (Debian's caps memory at 256 MiB, map at 512 MiB, disk at 1 GiB, area at 128 MP,
-/// width and height at 16K pixels) and still reports success. A deployment raises those caps with a
+/// width and height at 16,000 pixels, its "16KP") and still reports success. A deployment raises those caps with a
 /// `policy.xml` of its own in a folder named by `MAGICK_CONFIGURE_PATH`, set before the process
 /// starts.
 ///

@@ -11,7 +11,7 @@ extension ImageSource {
     /// 2. shrink-on-load: JPEG is decoded at the smallest DCT scale that still gives about twice
     ///    the target on each axis (`jpeg:size`, aspect-aware, axes swapped for EXIF 5-8);
     /// 3. a Lanczos-3 resize to the exact size: MagickIO's own streaming resampler for RGB images
-    ///    (a third of the time of ImageMagick's, same quality), `MagickResizeImage` for the rest;
+    ///    (the same filter as Pillow's and libvips'), `MagickResizeImage` for the rest;
     /// 4. the orientation applied to the small image;
     /// 5. sRGB (an embedded ICC profile applied through Little CMS, CMYK included), 8 bits per
     ///    channel, every profile and comment stripped; alpha kept.
