@@ -66,6 +66,12 @@ let package = Package(
             dependencies: ["MagickIO"],
             path: "Tests/StressRunner"
         ),
+        // The README's examples, compiled in sync and async contexts and run by ExamplesTests.
+        .executableTarget(
+            name: "APIExamples",
+            dependencies: ["MagickIO"],
+            path: "Tests/APIExamples"
+        ),
         // The cost model's calibration probe, run by CostModelTests in a process of its own.
         .executableTarget(
             name: "DecodeProbe",

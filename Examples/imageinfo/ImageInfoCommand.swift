@@ -24,14 +24,14 @@ struct ImageInfoCommand: ParsableCommand {
     func run() throws {
         var failed = 0
         for (index, file) in files.enumerated() {
-            do throws(MagickIOError) {
+            do {
                 let info = try FileInfo(path: file)
                 if json {
                     writeOutput(info.jsonLine)
                 } else {
                     writeOutput((index > 0 ? "\n" : "") + info.textBlock)
                 }
-            } catch {
+            } catch let error as MagickIOError {
                 failed += 1
                 if json {
                     writeOutput(JSONLine.line([
@@ -62,7 +62,7 @@ struct FileInfo {
     var properties: ImageProperties
     var fileSize: Int
 
-    init(path: String) throws(MagickIOError) {
+    init(path: String) throws {
         let source = try ImageSource(url: URL(fileURLWithPath: path))
         input = path
         format = source.format

@@ -132,13 +132,13 @@ struct ThumbnailCommand: AsyncParsableCommand {
         let thumbnailer = Thumbnailer(maxConcurrentJobs: jobs)
         let inputs = runnable.map { URL(fileURLWithPath: $0.input) }
         let options = ThumbnailOptions(embedded: embedded.option)
-        for try await result in thumbnailer.thumbnails(of: inputs, maxPixelSize: maxPixelSize, options: options) {
+        for await result in thumbnailer.thumbnails(of: inputs, maxPixelSize: maxPixelSize, options: options) {
             let job = runnable[result.index]
-            do throws(MagickIOError) {
+            do {
                 let thumbnail = try result.result.get()
                 try await thumbnail.write(to: URL(fileURLWithPath: job.output), as: encoding)
                 reporter.report(job, outcome: .done(width: thumbnail.width, height: thumbnail.height))
-            } catch {
+            } catch let error as MagickIOError {
                 reporter.report(job, outcome: .failed(error))
             }
         }

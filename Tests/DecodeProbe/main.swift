@@ -28,7 +28,7 @@ if arguments.count > 2, arguments[2] == "hold" {
             held.append(try source.image(at: 0))
             outcomes.append("\"\(held.last!.width)\"")
         } catch {
-            outcomes.append("\"\(error.kind)\"")
+            outcomes.append("\"\((error as? MagickIOError)?.kind.rawValue ?? "\(error)")\"")
         }
     }
     print("{\"outcomes\": [\(outcomes.joined(separator: ", "))]}")

@@ -83,7 +83,7 @@ struct CostModelTests {
         do {
             _ = try source.thumbnail(maxPixelSize: 256)
             Issue.record("a 100 MP progressive JPEG went past the 256 MiB budget")
-        } catch {
+        } catch let error as MagickIOError {
             #expect(error.kind == .limitExceeded)
             #expect(error.limit?.name == "memoryBudget", "\(error)")
         }

@@ -26,7 +26,7 @@ struct ErrorTests {
         do {
             _ = try Fixture.source("text.jpg")
             Issue.record("text.jpg opened")
-        } catch {
+        } catch let error as MagickIOError {
             #expect(error.kind == .unsupportedFormat)
             #expect(!error.message.isEmpty)
         }
@@ -40,7 +40,7 @@ struct ErrorTests {
         do {
             _ = try source.image(at: 0)
             Issue.record("the truncated JPEG decoded")
-        } catch {
+        } catch let error as MagickIOError {
             #expect(error.kind == .corruptImage)
             #expect(error.severity != nil)
             #expect(error.message.localizedCaseInsensitiveContains("premature end") || error.message.localizedCaseInsensitiveContains("corrupt"))
@@ -106,5 +106,19 @@ struct ErrorTests {
     @Test("copying an image out of an empty wand throws instead of giving a 0x0 image")
     func emptyCopy() {
         #expect(errorKind { try Wand().addImages(of: Wand()) } == .corruptImage)
+    }
+
+    @Test("localizedDescription says the kind and ImageMagick's words; the severity has a name and a level")
+    func localized() throws {
+        do {
+            _ = try Fixture.source("truncated.jpg").image(at: 0)
+            Issue.record("a truncated JPEG decoded")
+        } catch {
+            let text = error.localizedDescription
+            #expect(text.hasPrefix("corruptImage: "), "\(text)")
+            #expect(text.contains("Premature end of JPEG file"))
+            let severity = try #require((error as? MagickIOError)?.severity)
+            #expect(severity.name == "CorruptImageWarning" && severity.level == .warning)
+        }
     }
 }

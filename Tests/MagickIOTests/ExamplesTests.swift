@@ -433,6 +433,42 @@ struct ExamplesTests {
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.lowercased().contains("usage:"), "\(run)")
     }
-}
 
-// MARK: - Harness
+    @Test("the README's and Getting Started's Swift examples are compiled and run as written, in async and sync contexts")
+    func readmeExamples() async throws {
+        // Every Swift block of the README and the Getting Started article (its `import` lines and
+        // a Package.swift excerpt aside) stands verbatim in APIExamples.
+        let readme = try ["README.md", "Sources/MagickIO/MagickIO.docc/GettingStarted.md"].map {
+            try String(contentsOf: Harness.packageRoot.appendingPathComponent($0), encoding: .utf8)
+        }.joined(separator: "\n")
+        let examples = try String(contentsOf: Harness.packageRoot.appendingPathComponent("Tests/APIExamples/main.swift"),
+                                  encoding: .utf8)
+        let exampleLines = examples.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let blocks = readme.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "\n```")[0] }
+            .filter { !$0.hasPrefix("// Package.swift") }
+        #expect(blocks.count >= 10)
+        for block in blocks {
+            let lines = block.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.hasPrefix("import ") && !$0.isEmpty }
+            let found = exampleLines.indices.contains { start in
+                start + lines.count <= exampleLines.count && Array(exampleLines[start..<start + lines.count]) == lines
+            }
+            #expect(found, "not in Tests/APIExamples/main.swift as written:\n\(block)")
+        }
+        // And they do what they say, on a photo stored turned (orientation 6).
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try sandbox.copy("orient-6.jpg", to: "photo.jpg")
+        let run = try await Harness.run("APIExamples", [], in: sandbox.url)
+        #expect(run.status == 0, "\(run)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains("jpeg 1"))
+        #expect(lines.contains("64 96 right") && lines.contains("96 64"))
+        #expect(lines.contains("async 96 64 up") && lines.contains("sync 96 64"))
+        #expect(lines.contains { $0.hasSuffix("fileNotFound: no file at \(sandbox.url.appendingPathComponent("missing.jpg").path)") })
+        #expect(lines.contains("getting started 64 96 96 96 false"), "\(lines)")
+        #expect(lines.contains("caught unsupportedFormat - unsupportedFormat: the content is not a recognised image format"))
+        #expect(FileManager.default.fileExists(atPath: sandbox.url.appendingPathComponent("many-photo.png").path))
+        #expect(try ImageSource(url: sandbox.url.appendingPathComponent("t.jpg")).properties(at: 0).pixelWidth == 96)
+    }
+}

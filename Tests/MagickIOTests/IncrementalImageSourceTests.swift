@@ -285,7 +285,7 @@ struct IncrementalImageSourceTests {
             #expect(expected == .corruptImage)
             #expect(errorKind { _ = try source.image(at: 0) } == expected)
             #expect(errorKind { _ = try source.thumbnail(maxPixelSize: 64) } == errorKind { _ = try whole.thumbnail(maxPixelSize: 64) })
-        } catch {
+        } catch let error as MagickIOError {
             #expect(Self.failure(source.status) == error.kind)
         }
     }

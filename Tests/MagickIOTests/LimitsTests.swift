@@ -52,7 +52,7 @@ struct LimitsTests {
         do {
             _ = try source.thumbnail(maxPixelSize: 32)
             Issue.record("decoded past maxPixelCount")
-        } catch {
+        } catch let error as MagickIOError {
             #expect(error.kind == .limitExceeded)
             #expect(error.limit == MagickIOError.Limit(name: "maxPixelCount", requested: 76_800, limit: 76_799))
         }
@@ -68,7 +68,7 @@ struct LimitsTests {
         do {
             _ = try source.image(at: 0)
             Issue.record("decoded past the memory budget")
-        } catch {
+        } catch let error as MagickIOError {
             #expect(error.kind == .limitExceeded)
             #expect(error.limit?.name == "memoryBudget")
             #expect(error.limit?.requested == full.bytes)

@@ -37,7 +37,7 @@ struct StrictnessTests {
             let source = try ImageSource(url: Fixture.url(name), options: strict)
             _ = try source.image(at: 0)
             Issue.record("\(name) decoded under .refuseWarnings")
-        } catch {
+        } catch let error as MagickIOError {
             #expect(error.kind == .corruptImage)
             #expect(!error.message.isEmpty)
         }

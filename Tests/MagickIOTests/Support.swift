@@ -12,7 +12,7 @@ enum Fixture {
         try Data(contentsOf: url(name))
     }
 
-    static func source(_ name: String) throws(MagickIOError) -> ImageSource {
+    static func source(_ name: String) throws -> ImageSource {
         try ImageSource(url: url(name))
     }
 }

@@ -33,7 +33,7 @@ struct ThumbnailerTests {
         let names = ["photo.jpg", "text.jpg", "orient-6.jpg", "empty.jpg", "alpha.png", "truncated.jpg", "animated.gif"]
         let urls = names.map(Fixture.url) + [URL(fileURLWithPath: "/nonexistent/x.jpg")]
         var results: [Int: ThumbnailResult<URL>] = [:]
-        for try await result in Thumbnailer(maxConcurrentJobs: 3).thumbnails(of: urls, maxPixelSize: 32) {
+        for await result in Thumbnailer(maxConcurrentJobs: 3).thumbnails(of: urls, maxPixelSize: 32) {
             #expect(results[result.index] == nil)
             #expect(result.input == urls[result.index])
             results[result.index] = result
@@ -57,12 +57,12 @@ struct ThumbnailerTests {
     func otherInputs() async throws {
         let data = try Fixture.data("orient-8.jpg")
         var sizes: [Int] = []
-        for try await result in Thumbnailer().thumbnails(of: [data, data], maxPixelSize: 48) {
+        for await result in Thumbnailer().thumbnails(of: [data, data], maxPixelSize: 48) {
             sizes.append(try result.result.get().width)
         }
         #expect(sizes == [48, 48])
-        let sources = try ["orient-2.jpg", "orient-5.tif"].map { name throws(MagickIOError) in try Fixture.source(name) }
-        for try await result in Thumbnailer().thumbnails(of: sources, maxPixelSize: 48) {
+        let sources = try ["orient-2.jpg", "orient-5.tif"].map { name in try Fixture.source(name) }
+        for await result in Thumbnailer().thumbnails(of: sources, maxPixelSize: 48) {
             try expectUprightQuadrants(try result.result.get())
         }
     }
@@ -74,7 +74,7 @@ struct ThumbnailerTests {
         // = 12,288, about 0.54 MB.
         let urls = [Fixture.url("photo.png"), Fixture.url("orient-1.jpg")]
         var outcomes: [Int: Result<Image, MagickIOError>] = [:]
-        for try await result in Thumbnailer(memoryBudget: 1_000_000).thumbnails(of: urls, maxPixelSize: 16) {
+        for await result in Thumbnailer(memoryBudget: 1_000_000).thumbnails(of: urls, maxPixelSize: 16) {
             outcomes[result.index] = result.result
         }
         guard case .failure(let error) = outcomes[0] else {
@@ -113,7 +113,7 @@ struct ThumbnailerTests {
         let opened = Usage()
         let inputs = (0..<40).map { _ in CountingInput(url: twelveMegapixels, opened: opened) }
         var first: Image?
-        for try await result in Thumbnailer(maxConcurrentJobs: 2).thumbnails(of: inputs, maxPixelSize: 64) {
+        for await result in Thumbnailer(maxConcurrentJobs: 2).results(of: inputs, maxPixelSize: 64, at: 0, allowUpscale: false, options: ThumbnailOptions()) {
             first = try result.result.get()
             break
         }

@@ -34,6 +34,9 @@ for path in arguments.dropFirst(2) {
     } catch let error as MagickIOError {
         print("\(path)\terror: \(error.kind): \(error.message)")
         failed = true
+    } catch {
+        print("\(path)\terror: \(error)")
+        failed = true
     }
 }
 var usage = rusage()

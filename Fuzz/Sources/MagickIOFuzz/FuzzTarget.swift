@@ -43,13 +43,15 @@ public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
                 fatalError("a \(source.format) thumbnail (\(embedded)) of \(thumbnail.width)x\(thumbnail.height) for a maximum of 64")
             }
         }
-    } catch {
+    } catch let error as MagickIOError {
         switch error.kind {
         case .emptyData, .unsupportedFormat, .formatNotAllowed, .corruptImage, .limitExceeded, .frameOutOfRange:
             break  // what untrusted bytes are allowed to cause
         case .fileNotFound, .encodingFailed, .cancelled, .io:
             fatalError("unexpected error for in-memory input: \(error)")
         }
+    } catch {
+        fatalError("MagickIO threw \(type(of: error)), not a MagickIOError: \(error)")
     }
     return 0
 }

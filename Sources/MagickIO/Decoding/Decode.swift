@@ -20,14 +20,14 @@ extension ImageSource {
         return estimate
     }
 
-    /// Refuses a decode whose estimate exceeds ``options`` or the process's size limits, with the
+    /// Refuses a decode whose estimate exceeds ``decodingOptions`` or the process's size limits, with the
     /// numbers, before any pixel is decoded.
     func checkLimits(frame index: Int, jpegHint: JPEGScale.Hint?) throws(MagickIOError) {
         let storedWidth = header?.width ?? frames[index].pixelWidth
         let storedHeight = header?.height ?? frames[index].pixelHeight
         let pixels = storedWidth.saturatingTimes(storedHeight)
-        if pixels > options.maxPixelCount {
-            throw MagickIOError.limit("maxPixelCount", requested: pixels, limit: options.maxPixelCount,
+        if pixels > decodingOptions.maxPixelCount {
+            throw MagickIOError.limit("maxPixelCount", requested: pixels, limit: decodingOptions.maxPixelCount,
                                       "\(storedWidth)x\(storedHeight) is \(pixels) pixels")
         }
         let estimate = estimate(frame: index, jpegHint: jpegHint)
@@ -36,8 +36,8 @@ extension ImageSource {
             throw MagickIOError.limit("memory", requested: estimate.cacheBytes, limit: cacheLimit,
                                       "decoding \(storedWidth)x\(storedHeight) at \(estimate.width)x\(estimate.height) needs \(estimate.cacheBytes >> 20) MiB of ImageMagick's pixel cache")
         }
-        if estimate.bytes > options.memoryBudget {
-            throw MagickIOError.limit("memoryBudget", requested: estimate.bytes, limit: options.memoryBudget,
+        if estimate.bytes > decodingOptions.memoryBudget {
+            throw MagickIOError.limit("memoryBudget", requested: estimate.bytes, limit: decodingOptions.memoryBudget,
                                       "decoding \(storedWidth)x\(storedHeight) at \(estimate.width)x\(estimate.height) needs about \(estimate.bytes >> 20) MiB")
         }
         let process = ResourceLimits.current
@@ -82,7 +82,7 @@ extension ImageSource {
             let range = count == 1 ? nil : composites ? 0...index : index...index
             let warnings = format.isHEIF
                 ? try readHEIF(frame: index, into: wand, cacheBytes: cacheBytes)
-                : try wand.read(bytes, format: format, frames: range, ping: false, strictness: options.strictness,
+                : try wand.read(bytes, format: format, frames: range, ping: false, strictness: decodingOptions.strictness,
                                 cacheBytes: cacheBytes)
             // ImageMagick returns a stopped JPEG decode as a success with a partial image.
             try interrupt?.check()
@@ -97,13 +97,13 @@ extension ImageSource {
         }
     }
 
-    /// Runs `body` on this thread's wand under `interrupt`, or one made from ``options``'
+    /// Runs `body` on this thread's wand under `interrupt`, or one made from ``decodingOptions``'
     /// time limit: checked before, routed through the wand's progress monitor while `body` runs,
     /// and checked again after, also when `body` fails, because a step the monitor stopped
     /// reports a corrupt image or nothing at all: the error then says why it stopped.
     func withInterruptibleWand<T>(_ interrupt: Interrupt?,
                                   _ body: (Wand, Interrupt?) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
-        let interrupt = interrupt ?? options.timeLimit.map { Interrupt(timeLimit: $0) }
+        let interrupt = interrupt ?? decodingOptions.timeLimit.map { Interrupt(timeLimit: $0) }
         try interrupt?.check()
         return try withExtendedLifetime(interrupt) { () throws(MagickIOError) -> T in
             try Wand.withThreadWand { wand throws(MagickIOError) in

@@ -102,7 +102,7 @@ extension ImageSource {
     /// The prediction for the decode of a `maxPixelSize` thumbnail of frame 0 (JPEG shrink-on-load
     /// included). For the calibration probe.
     @_spi(Calibration)
-    public func estimatedThumbnailBytes(maxPixelSize: Int) throws(MagickIOError) -> Int {
+    public func estimatedThumbnailBytes(maxPixelSize: Int) throws -> Int {
         thumbnailEstimate(try thumbnailPlan(.maxPixelSize(maxPixelSize), at: 0, allowUpscale: false), at: 0)
     }
 }

@@ -32,11 +32,11 @@ extension ImageSource {
     /// drops put back; or, for an image with alpha, which that coder cannot read, through libheif.
     func readHEIF(frame index: Int, into wand: Wand, cacheBytes: Int) throws(MagickIOError) -> [DecoderWarning] {
         if frames[index].hasAlpha {
-            try HEIFPrimary.decode(bytes, maxPixelCount: options.maxPixelCount, into: wand)
+            try HEIFPrimary.decode(bytes, maxPixelCount: decodingOptions.maxPixelCount, into: wand)
             return []
         }
-        let warnings = try wand.read(bytes, format: format, ping: false, strictness: options.strictness, cacheBytes: cacheBytes)
-        if wand.profile("icc") == nil, let profile = HEIFPrimary.profile(in: bytes, maxPixelCount: options.maxPixelCount) {
+        let warnings = try wand.read(bytes, format: format, ping: false, strictness: decodingOptions.strictness, cacheBytes: cacheBytes)
+        if wand.profile("icc") == nil, let profile = HEIFPrimary.profile(in: bytes, maxPixelCount: decodingOptions.maxPixelCount) {
             wand.setProfile("icc", profile)
         }
         return warnings

@@ -46,7 +46,7 @@ public struct Image: Sendable {
     ///
     /// Stands on `MagickFlopImage`, `MagickRotateImage`, `MagickTransposeImage` and friends, as
     /// `MagickAutoOrientImage` does.
-    public func orientedCopy() throws(MagickIOError) -> Image {
+    public func orientedCopy() throws -> Image {
         try storage.withCopy { wand throws(MagickIOError) in
             try wand.applyOrientation(orientation)
             return Image(wand: wand.clone(), orientation: .up)
@@ -60,7 +60,11 @@ public struct Image: Sendable {
     /// output is flattened onto white. Stands on `MagickGetImageBlob`.
     ///
     /// - Throws: ``MagickIOError/Kind/encodingFailed`` when the coder is missing or fails.
-    public func encoded(as format: EncodingFormat, metadata: MetadataPolicy = .keepAll) throws(MagickIOError) -> Data {
+    public func encoded(as format: EncodingFormat, metadata: MetadataPolicy = .keepAll) throws -> Data {
+        try encodedData(as: format, metadata: metadata)
+    }
+
+    func encodedData(as format: EncodingFormat, metadata: MetadataPolicy) throws(MagickIOError) -> Data {
         guard format.isAvailable else {
             throw MagickIOError(.encodingFailed, "this ImageMagick has no \(format.magickName) encoder")
         }
@@ -73,8 +77,12 @@ public struct Image: Sendable {
     /// Encodes the image and writes it to `url`, replacing any file there atomically.
     ///
     /// - Throws: ``MagickIOError`` of kind `encodingFailed` or `io`.
-    public func write(to url: URL, as format: EncodingFormat, metadata: MetadataPolicy = .keepAll) throws(MagickIOError) {
-        let data = try encoded(as: format, metadata: metadata)
+    public func write(to url: URL, as format: EncodingFormat, metadata: MetadataPolicy = .keepAll) throws {
+        try writeFile(to: url, as: format, metadata: metadata)
+    }
+
+    func writeFile(to url: URL, as format: EncodingFormat, metadata: MetadataPolicy) throws(MagickIOError) {
+        let data = try encodedData(as: format, metadata: metadata)
         do {
             try data.write(to: url, options: .atomic)
         } catch {
@@ -86,7 +94,7 @@ public struct Image: Sendable {
     /// another colour space (CMYK, YCbCr) is converted to sRGB first.
     ///
     /// Stands on `MagickExportImagePixels`.
-    public func pixels(_ layout: PixelBuffer.Layout) throws(MagickIOError) -> PixelBuffer {
+    public func pixels(_ layout: PixelBuffer.Layout) throws -> PixelBuffer {
         let bytesPerRow = width * layout.bytesPerPixel
         var bytes = [UInt8](repeating: 0, count: bytesPerRow * height)
         try storage.withCopy { wand throws(MagickIOError) in

@@ -1,4 +1,4 @@
-/// What ``MagickIO/availableFormats`` reports.
+/// What ``ImageMagick/availableFormats`` reports.
 public struct FormatSupport: Sendable, Hashable {
     /// Every format this ImageMagick has a decoder for (its names, lowercased; aliases included).
     public var decodable: Set<ImageFormat>

@@ -11,19 +11,23 @@ import Foundation
 extension ImageSource {
     /// `thumbnail(maxPixelSize:at:allowUpscale:options:)` on MagickIO's threads, cancellable.
     public func thumbnail(maxPixelSize: Int, at index: Int = 0, allowUpscale: Bool = false,
-                          options thumbnailOptions: ThumbnailOptions = ThumbnailOptions()) async throws(MagickIOError) -> Image {
-        let interrupt = Interrupt(timeLimit: options.timeLimit, startsNow: false)
+                          options thumbnailOptions: ThumbnailOptions = ThumbnailOptions()) async throws -> Image {
+        try await asyncThumbnail(.maxPixelSize(maxPixelSize), at: index, allowUpscale: allowUpscale, options: thumbnailOptions)
+    }
+
+    func asyncThumbnail(_ request: ThumbnailRequest, at index: Int, allowUpscale: Bool,
+                        options thumbnailOptions: ThumbnailOptions) async throws(MagickIOError) -> Image {
+        let interrupt = Interrupt(timeLimit: decodingOptions.timeLimit, startsNow: false)
         return try await WorkerPool.shared.run(interrupt: interrupt) { () throws(MagickIOError) in
-            try thumbnail(.maxPixelSize(maxPixelSize), at: index, allowUpscale: allowUpscale, options: thumbnailOptions,
-                          interrupt: interrupt)
+            try thumbnail(request, at: index, allowUpscale: allowUpscale, options: thumbnailOptions, interrupt: interrupt)
         }
     }
 
     /// `thumbnail(size:mode:gravity:at:allowUpscale:options:)` on MagickIO's threads, cancellable.
     public func thumbnail(size: ImageSize, mode: SizingMode = .fit, gravity: Gravity = .center, at index: Int = 0,
                           allowUpscale: Bool = false,
-                          options thumbnailOptions: ThumbnailOptions = ThumbnailOptions()) async throws(MagickIOError) -> Image {
-        let interrupt = Interrupt(timeLimit: options.timeLimit, startsNow: false)
+                          options thumbnailOptions: ThumbnailOptions = ThumbnailOptions()) async throws -> Image {
+        let interrupt = Interrupt(timeLimit: decodingOptions.timeLimit, startsNow: false)
         return try await WorkerPool.shared.run(interrupt: interrupt) { () throws(MagickIOError) in
             try thumbnail(.box(size, mode, gravity), at: index, allowUpscale: allowUpscale, options: thumbnailOptions,
                           interrupt: interrupt)
@@ -31,8 +35,8 @@ extension ImageSource {
     }
 
     /// `image(at:)` on MagickIO's threads, cancellable.
-    public func image(at index: Int = 0) async throws(MagickIOError) -> Image {
-        let interrupt = Interrupt(timeLimit: options.timeLimit, startsNow: false)
+    public func image(at index: Int = 0) async throws -> Image {
+        let interrupt = Interrupt(timeLimit: decodingOptions.timeLimit, startsNow: false)
         return try await WorkerPool.shared.run(interrupt: interrupt) { () throws(MagickIOError) in
             try image(at: index, interrupt: interrupt)
         }
@@ -42,16 +46,16 @@ extension ImageSource {
 /// The `async` forms of ``Image``'s encoding, on MagickIO's own threads.
 extension Image {
     /// `encoded(as:metadata:)` on MagickIO's threads.
-    public func encoded(as format: EncodingFormat, metadata: MetadataPolicy = .keepAll) async throws(MagickIOError) -> Data {
+    public func encoded(as format: EncodingFormat, metadata: MetadataPolicy = .keepAll) async throws -> Data {
         try await WorkerPool.shared.run(interrupt: Interrupt()) { () throws(MagickIOError) in
-            try encoded(as: format, metadata: metadata)
+            try encodedData(as: format, metadata: metadata)
         }
     }
 
     /// `write(to:as:metadata:)` on MagickIO's threads.
-    public func write(to url: URL, as format: EncodingFormat, metadata: MetadataPolicy = .keepAll) async throws(MagickIOError) {
+    public func write(to url: URL, as format: EncodingFormat, metadata: MetadataPolicy = .keepAll) async throws {
         try await WorkerPool.shared.run(interrupt: Interrupt()) { () throws(MagickIOError) in
-            try write(to: url, as: format, metadata: metadata)
+            try writeFile(to: url, as: format, metadata: metadata)
         }
     }
 }

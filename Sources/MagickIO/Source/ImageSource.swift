@@ -20,7 +20,7 @@ public struct ImageSource: Sendable {
     /// The format, from the content.
     public let format: ImageFormat
     /// The options and limits every decode of this source is checked against before it starts.
-    public let options: DecodingOptions
+    public let decodingOptions: DecodingOptions
     /// Each frame's header, from one ping at open.
     var frames: [ImageProperties]
     /// The header as parsed in Swift, when MagickIO parses this format.
@@ -33,11 +33,15 @@ public struct ImageSource: Sendable {
     ///
     /// - Throws: ``MagickIOError`` of kind `fileNotFound`, `emptyData`, `unsupportedFormat`,
     ///   `formatNotAllowed` or `corruptImage` (and `io` when the file cannot be read).
-    public init(url: URL, options: DecodingOptions = .default) throws(MagickIOError) {
+    public init(url: URL, options: DecodingOptions = .default) throws {
+        self = try Self.open(url: url, options: options)
+    }
+
+    static func open(url: URL, options: DecodingOptions) throws(MagickIOError) -> ImageSource {
         guard url.isFileURL else {
             throw MagickIOError(.io, "\(url.absoluteString) is not a file URL")
         }
-        try self.init(bytes: .file(OpenFile(path: url.path)), options: options)
+        return try ImageSource(bytes: .file(OpenFile(path: url.path)), options: options)
     }
 
     /// Opens the image in the file `descriptor` refers to, reading its header only.
@@ -49,7 +53,7 @@ public struct ImageSource: Sendable {
     ///
     /// - Throws: as ``init(url:options:)``, and ``MagickIOError/Kind/io`` when the descriptor
     ///   cannot be read.
-    public init(fileDescriptor descriptor: Int32, options: DecodingOptions = .default) throws(MagickIOError) {
+    public init(fileDescriptor descriptor: Int32, options: DecodingOptions = .default) throws {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
             throw MagickIOError(.io, "descriptor \(descriptor): \(String(cString: strerror(errno)))")
@@ -62,7 +66,7 @@ public struct ImageSource: Sendable {
     }
 
     /// Opens the image `handle` reads, as ``init(fileDescriptor:options:)``.
-    public init(fileHandle handle: FileHandle, options: DecodingOptions = .default) throws(MagickIOError) {
+    public init(fileHandle handle: FileHandle, options: DecodingOptions = .default) throws {
         try self.init(fileDescriptor: handle.fileDescriptor, options: options)
     }
 
@@ -82,7 +86,7 @@ public struct ImageSource: Sendable {
     ///
     /// - Throws: ``MagickIOError`` of kind `emptyData`, `unsupportedFormat`, `formatNotAllowed` or
     ///   `corruptImage`.
-    public init(data: Data, options: DecodingOptions = .default) throws(MagickIOError) {
+    public init(data: Data, options: DecodingOptions = .default) throws {
         try self.init(bytes: .memory(data), options: options)
     }
 
@@ -94,7 +98,7 @@ public struct ImageSource: Sendable {
         guard let format = ImageFormat.sniff(head) ?? ImageFormat.magickGuess(head) else {
             throw MagickIOError(.unsupportedFormat, "the content is not a recognised image format")
         }
-        guard MagickIO.allowedDecoders.contains(format) else {
+        guard ImageMagick.allowedDecoders.contains(format) else {
             throw MagickIOError(.formatNotAllowed, "\(format.rawValue) content is not among the allowed decoders")
         }
         var header = ImageHeader.parse(bytes, format: format)
@@ -103,7 +107,7 @@ public struct ImageSource: Sendable {
         }
         self.bytes = bytes
         self.format = format
-        self.options = options
+        self.decodingOptions = options
         var frames = try Self.ping(bytes, format: format, header: header, options: options)
         if format.orientationFromHeader, let orientation = header?.orientation {
             // ImageMagick 6 ignores PNG's eXIf and WebP's EXIF chunk; MagickIO reads them itself.
@@ -177,18 +181,18 @@ public struct ImageSource: Sendable {
     /// The header of frame `index`, without decoding pixels.
     ///
     /// - Throws: ``MagickIOError/Kind/frameOutOfRange`` when `index` is not below ``count``.
-    public func properties(at index: Int = 0) throws(MagickIOError) -> ImageProperties {
+    public func properties(at index: Int = 0) throws -> ImageProperties {
         try checkFrame(index)
         return frames[index]
     }
 
     /// Decodes frame `index` whole, as stored (not turned upright), with its metadata.
     ///
-    /// Stands on `MagickReadImage`/`MagickReadImageBlob`; checked against ``options`` first and
+    /// Stands on `MagickReadImage`/`MagickReadImageBlob`; checked against ``decodingOptions`` first and
     /// bounded by the process's ``ResourceLimits``.
     ///
     /// - Throws: ``MagickIOError`` of kind `frameOutOfRange`, `corruptImage` or `limitExceeded`.
-    public func image(at index: Int = 0) throws(MagickIOError) -> Image {
+    public func image(at index: Int = 0) throws -> Image {
         try image(at: index, interrupt: nil)
     }
 

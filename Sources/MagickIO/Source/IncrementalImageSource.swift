@@ -68,9 +68,9 @@ public final class IncrementalImageSource: Sendable {
     ///
     /// ```swift
     /// let incremental = IncrementalImageSource(options: DecodingOptions(strictness: .acceptPartial))
-    /// incremental.options.strictness   // .acceptPartial
+    /// incremental.decodingOptions.strictness   // .acceptPartial
     /// ```
-    public let options: DecodingOptions
+    public let decodingOptions: DecodingOptions
 
     private let state = Locked(IncrementalState())
 
@@ -80,7 +80,7 @@ public final class IncrementalImageSource: Sendable {
     /// let incremental = IncrementalImageSource(options: DecodingOptions(maxPixelCount: 50_000_000))
     /// ```
     public init(options: DecodingOptions = .default) {
-        self.options = options
+        self.decodingOptions = options
     }
 
     /// Adds the next bytes of the image; `isFinal` says they are the last (an empty final chunk is
@@ -98,13 +98,13 @@ public final class IncrementalImageSource: Sendable {
     /// no more data can help: content recognised as no format MagickIO may decode
     /// (``MagickIOError/Kind/unsupportedFormat``, ``MagickIOError/Kind/formatNotAllowed``; the
     /// first 32 bytes decide, 64 for an ISO `ftyp` box, 8 KiB when
-    /// ``MagickIO/MagickIO/allowedDecoders`` holds formats without a MagickIO signature), or a
+    /// ``ImageMagick/allowedDecoders`` holds formats without a MagickIO signature), or a
     /// header over the limits (``MagickIOError/Kind/limitExceeded``).
     ///
     /// Appends after the final one, or once the status is ``Status/complete`` or
     /// ``Status/failed(_:)``, are ignored.
     public func append(_ data: Data, isFinal: Bool = false) {
-        let options = options
+        let options = decodingOptions
         state.withLock { progress in
             progress.append(data, isFinal: isFinal, options: options)
         }
@@ -171,7 +171,7 @@ public final class IncrementalImageSource: Sendable {
     ///
     /// - Throws: ``MagickIOError/Kind/frameOutOfRange`` while `index` is not below ``count``
     ///   (so while the header is awaited), or the error the status failed with.
-    public func properties(at index: Int = 0) throws(MagickIOError) -> ImageProperties {
+    public func properties(at index: Int = 0) throws -> ImageProperties {
         let (status, frames, source) = state.withLock { ($0.status, $0.frames, $0.source) }
         if case .failed(let error) = status { throw error }
         if let source { return try source.properties(at: index) }
@@ -193,7 +193,7 @@ public final class IncrementalImageSource: Sendable {
     ///
     /// - Throws: ``MagickIOError/Kind/corruptImage`` before the final append (the data is
     ///   incomplete), the error the status failed with, or what `ImageSource/image(at:)` throws.
-    public func image(at index: Int = 0) throws(MagickIOError) -> Image {
+    public func image(at index: Int = 0) throws -> Image {
         try completeSource().image(at: index)
     }
 
@@ -209,7 +209,7 @@ public final class IncrementalImageSource: Sendable {
     /// - Throws: ``MagickIOError/Kind/corruptImage`` before the final append (the data is
     ///   incomplete), the error the status failed with, or what ``ImageSource``'s thumbnail
     ///   throws.
-    public func thumbnail(maxPixelSize: Int, at index: Int = 0, allowUpscale: Bool = false) throws(MagickIOError) -> Image {
+    public func thumbnail(maxPixelSize: Int, at index: Int = 0, allowUpscale: Bool = false) throws -> Image {
         try completeSource().thumbnail(maxPixelSize: maxPixelSize, at: index, allowUpscale: allowUpscale)
     }
 

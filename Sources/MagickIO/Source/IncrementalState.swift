@@ -35,7 +35,7 @@ struct IncrementalState {
     /// Opens the whole image, as ``ImageSource/init(data:options:)`` does.
     private mutating func finish(options: DecodingOptions) {
         do throws(MagickIOError) {
-            let opened = try ImageSource(data: data, options: options)
+            let opened = try ImageSource(bytes: .memory(data), options: options)
             source = opened
             format = opened.format
             frames = opened.frames
@@ -94,7 +94,7 @@ struct IncrementalState {
     /// Pings `bytes`; a failure more data cannot cure ends the source, any other waits for more.
     private mutating func ping(_ bytes: Data, options: DecodingOptions) {
         do throws(MagickIOError) {
-            let opened = try ImageSource(data: bytes, options: options)
+            let opened = try ImageSource(bytes: .memory(bytes), options: options)
             frames = opened.frames
             status = .headerComplete
         } catch where error.kind == .limitExceeded {
@@ -108,7 +108,7 @@ struct IncrementalState {
     /// none MagickIO may decode. Mirrors the checks of ``ImageSource/init(data:options:)``.
     private mutating func settleFormat() -> ImageFormat? {
         guard Self.signatureSettled(data) else { return nil }
-        let allowed = MagickIO.allowedDecoders
+        let allowed = ImageMagick.allowedDecoders
         if let format = ImageFormat.sniff(data) {
             guard allowed.contains(format) else {
                 fail(MagickIOError(.formatNotAllowed, "\(format.rawValue) content is not among the allowed decoders"))

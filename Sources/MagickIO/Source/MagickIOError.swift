@@ -1,14 +1,18 @@
+import Foundation
+
 /// The one error MagickIO throws: what went wrong (``kind``), ImageMagick's own words for it
 /// (``message``) and, when ImageMagick raised it, its severity.
+///
+/// Every public function of MagickIO throws this type and no other.
 ///
 /// ```swift
 /// do {
 ///     let thumb = try ImageSource(url: upload).thumbnail(maxPixelSize: 256)
 /// } catch let error as MagickIOError where error.kind == .unsupportedFormat {
-///     // not an image
+///     print(error.localizedDescription)   // "unsupportedFormat: the content is not a recognised image format"
 /// }
 /// ```
-public struct MagickIOError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct MagickIOError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// What went wrong, to `switch` on.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// The file does not exist.
@@ -47,14 +51,13 @@ public struct MagickIOError: Error, Sendable, Hashable, CustomStringConvertible 
     public var kind: Kind
     /// ImageMagick's reason and description when it gave one, otherwise MagickIO's own.
     public var message: String
-    /// ImageMagick's severity name (`CorruptImageError`, `ResourceLimitError`, ...) when the error
-    /// came from ImageMagick.
-    public var severity: String?
+    /// ImageMagick's severity when the error came from ImageMagick.
+    public var severity: Severity?
     /// For ``Kind/limitExceeded`` raised by MagickIO's own checks: which limit, and the numbers.
     public var limit: Limit?
 
     /// Makes an error; MagickIO's own checks use this, and so may tests of code built on MagickIO.
-    public init(_ kind: Kind, _ message: String, severity: String? = nil, limit: Limit? = nil) {
+    public init(_ kind: Kind, _ message: String, severity: Severity? = nil, limit: Limit? = nil) {
         self.kind = kind
         self.message = message
         self.severity = severity
@@ -65,6 +68,54 @@ public struct MagickIOError: Error, Sendable, Hashable, CustomStringConvertible 
         var text = "\(kind.rawValue): \(message)"
         if let severity { text += " [\(severity)]" }
         return text
+    }
+
+    /// What happened, with ImageMagick's words: `localizedDescription` of a thrown error says it.
+    public var errorDescription: String? { description }
+}
+
+extension MagickIOError {
+    /// An ImageMagick exception severity: its domain and its level, named as ImageMagick names it
+    /// (`CorruptImageError`, `ResourceLimitWarning`, `CacheFatalError`, ...).
+    public struct Severity: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// How serious ImageMagick says it is.
+        public enum Level: Sendable, Hashable {
+            /// The operation went on (ImageMagick's 300-399).
+            case warning
+            /// The operation failed (400-699).
+            case error
+            /// ImageMagick considers the process unusable (700 and up).
+            case fatalError
+        }
+
+        /// ImageMagick's `ExceptionType` value.
+        public let rawValue: Int
+
+        public init(rawValue: Int) {
+            self.rawValue = rawValue
+        }
+
+        public var level: Level {
+            rawValue >= 700 ? .fatalError : rawValue >= 400 ? .error : .warning
+        }
+
+        /// ImageMagick's name, e.g. `CorruptImageError`.
+        public var name: String {
+            let domains = [
+                0: "ResourceLimit", 5: "Type", 10: "Option", 15: "Delegate", 20: "MissingDelegate",
+                25: "CorruptImage", 30: "FileOpen", 35: "Blob", 40: "Stream", 45: "Cache", 50: "Coder",
+                52: "Filter", 55: "Module", 60: "Draw", 65: "Image", 70: "Wand", 75: "Random",
+                80: "XServer", 85: "Monitor", 90: "Registry", 95: "Configure", 99: "Policy",
+            ]
+            let level = switch self.level {
+            case .warning: "Warning"
+            case .error: "Error"
+            case .fatalError: "FatalError"
+            }
+            return (domains[rawValue % 100] ?? "") + level
+        }
+
+        public var description: String { name }
     }
 }
 

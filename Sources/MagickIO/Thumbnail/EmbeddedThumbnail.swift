@@ -15,7 +15,7 @@ extension ImageSource {
             options.embedded == .always || (width >= wanted.width && height >= wanted.height)
         }
         if let embedded = embeddedThumbnail() {
-            let stored = try embedded.properties(at: 0)
+            let stored = embedded.frames[0]
             guard serves(width: stored.orientedWidth, height: stored.orientedHeight) else { return nil }
             let plan = try embedded.thumbnailPlan(request, at: 0, allowUpscale: false)
             return try embedded.withDecoded(frame: 0, jpegHint: plan.hint, interrupt: interrupt) { wand, warnings throws(MagickIOError) in
@@ -25,9 +25,9 @@ extension ImageSource {
             }
         }
         guard format.isHEIF else { return nil }
-        let items = HEIFThumbnail.all(in: bytes, maxPixelCount: self.options.maxPixelCount)
+        let items = HEIFThumbnail.all(in: bytes, maxPixelCount: self.decodingOptions.maxPixelCount)
         guard let item = options.embedded == .always ? items.last : items.first(where: { serves(width: $0.width, height: $0.height) }),
-              item.estimatedBytes <= self.options.memoryBudget else { return nil }
+              item.estimatedBytes <= self.decodingOptions.memoryBudget else { return nil }
         do throws(MagickIOError) {
             // Under the source's time limit, as a decode is (withDecoded).
             return try withInterruptibleWand(interrupt) { wand, interrupt throws(MagickIOError) in
@@ -53,7 +53,7 @@ extension ImageSource {
               let thumbnail = EXIF.thumbnailRange(bytes.read(at: range.lowerBound, length: range.count)) else { return nil }
         let data = bytes.read(at: range.lowerBound + thumbnail.lowerBound, length: thumbnail.count)
         guard data.count == thumbnail.count,
-              var source = try? ImageSource(bytes: .memory(Data(data)), options: options),
+              var source = try? ImageSource(bytes: .memory(Data(data)), options: decodingOptions),
               source.format == .jpeg else { return nil }
         // The stored thumbnail has no orientation of its own: it is stored as the image is.
         let orientation = frames.first?.orientation ?? .up

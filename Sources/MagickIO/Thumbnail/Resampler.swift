@@ -166,7 +166,7 @@ enum Resampler {
 @_spi(Benchmarks)
 extension Image {
     /// This RGB image resized with MagickIO's resampler (a thumbnail's resize step).
-    public func resampled(toWidth width: Int, height: Int) throws(MagickIOError) -> Image {
+    public func resampled(toWidth width: Int, height: Int) throws -> Image {
         try storage.withCopy { wand throws(MagickIOError) in
             try wand.resample(toWidth: width, height: height)
             return Image(wand: wand.clone(), orientation: orientation)

@@ -21,7 +21,7 @@ extension ImageSource {
     ///
     /// - Throws: ``MagickIOError`` of kind `frameOutOfRange`, `corruptImage` or `limitExceeded`.
     public func thumbnail(maxPixelSize: Int, at index: Int = 0, allowUpscale: Bool = false,
-                          options: ThumbnailOptions = ThumbnailOptions()) throws(MagickIOError) -> Image {
+                          options: ThumbnailOptions = ThumbnailOptions()) throws -> Image {
         try thumbnail(.maxPixelSize(maxPixelSize), at: index, allowUpscale: allowUpscale, options: options, interrupt: nil)
     }
 
@@ -38,7 +38,7 @@ extension ImageSource {
     ///
     /// - Throws: ``MagickIOError`` of kind `frameOutOfRange`, `corruptImage` or `limitExceeded`.
     public func thumbnail(size: ImageSize, mode: SizingMode = .fit, gravity: Gravity = .center, at index: Int = 0,
-                          allowUpscale: Bool = false, options: ThumbnailOptions = ThumbnailOptions()) throws(MagickIOError) -> Image {
+                          allowUpscale: Bool = false, options: ThumbnailOptions = ThumbnailOptions()) throws -> Image {
         try thumbnail(.box(size, mode, gravity), at: index, allowUpscale: allowUpscale, options: options, interrupt: nil)
     }
 

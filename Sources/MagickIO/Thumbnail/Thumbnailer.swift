@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```swift
 /// let thumbnailer = Thumbnailer(maxConcurrentJobs: 2, memoryBudget: 512 << 20)
-/// for try await result in thumbnailer.thumbnails(of: urls, maxPixelSize: 256) {
+/// for await result in thumbnailer.thumbnails(of: urls, maxPixelSize: 256) {
 ///     switch result.result {
 ///     case .success(let image): try await image.write(to: output(for: result.input), as: .jpeg(quality: 85))
 ///     case .failure(let error): print(result.input, error.kind)
@@ -34,32 +34,50 @@ public struct Thumbnailer: Sendable {
     public var memoryBudget: Int
     /// The options each source is opened with (their own `memoryBudget` is raised to the
     /// thumbnailer's, which is the one that governs here).
-    public var options: DecodingOptions
+    public var decodingOptions: DecodingOptions
 
     /// - Parameters:
     ///   - maxConcurrentJobs: default: the number of active processors.
     ///   - memoryBudget: default: 256 MiB, ImageMagick's default memory limit.
-    ///   - options: how each input is opened (``DecodingOptions``).
+    ///   - decodingOptions: how each input is opened (``DecodingOptions``).
     public init(maxConcurrentJobs: Int = ProcessInfo.processInfo.activeProcessorCount,
-                memoryBudget: Int = 256 << 20, options: DecodingOptions = .default) {
+                memoryBudget: Int = 256 << 20, decodingOptions: DecodingOptions = .default) {
         self.maxConcurrentJobs = max(maxConcurrentJobs, 1)
         self.memoryBudget = max(memoryBudget, 0)
-        self.options = options
+        self.decodingOptions = decodingOptions
     }
 
-    /// Thumbnails of `inputs` (file URLs, `Data` or open ``ImageSource``s), each upright with its
-    /// longest side `maxPixelSize` (see `ImageSource/thumbnail(maxPixelSize:at:allowUpscale:options:)`),
-    /// in completion order.
-    public func thumbnails<Input: ThumbnailInput>(of inputs: [Input], maxPixelSize: Int, at frame: Int = 0,
-                                                  allowUpscale: Bool = false, options thumbnailOptions: ThumbnailOptions = ThumbnailOptions())
-        -> AsyncThrowingStream<ThumbnailResult<Input>, Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: ThumbnailResult<Input>.self)
+    /// Thumbnails of the image files at `urls`, each upright with its longest side `maxPixelSize`
+    /// (see `ImageSource/thumbnail(maxPixelSize:at:allowUpscale:options:)`), in completion order.
+    ///
+    /// The sequence never throws: each ``ThumbnailResult`` carries its own outcome.
+    public func thumbnails(of urls: [URL], maxPixelSize: Int, at frame: Int = 0, allowUpscale: Bool = false,
+                           options: ThumbnailOptions = ThumbnailOptions()) -> AsyncStream<ThumbnailResult<URL>> {
+        results(of: urls, maxPixelSize: maxPixelSize, at: frame, allowUpscale: allowUpscale, options: options)
+    }
+
+    /// Thumbnails of images held in memory, as ``thumbnails(of:maxPixelSize:at:allowUpscale:options:)->AsyncStream<ThumbnailResult<URL>>``.
+    public func thumbnails(of images: [Data], maxPixelSize: Int, at frame: Int = 0, allowUpscale: Bool = false,
+                           options: ThumbnailOptions = ThumbnailOptions()) -> AsyncStream<ThumbnailResult<Data>> {
+        results(of: images, maxPixelSize: maxPixelSize, at: frame, allowUpscale: allowUpscale, options: options)
+    }
+
+    /// Thumbnails of sources already open (their own ``DecodingOptions`` stay in force), as
+    /// ``thumbnails(of:maxPixelSize:at:allowUpscale:options:)->AsyncStream<ThumbnailResult<URL>>``.
+    public func thumbnails(of sources: [ImageSource], maxPixelSize: Int, at frame: Int = 0, allowUpscale: Bool = false,
+                           options: ThumbnailOptions = ThumbnailOptions()) -> AsyncStream<ThumbnailResult<ImageSource>> {
+        results(of: sources, maxPixelSize: maxPixelSize, at: frame, allowUpscale: allowUpscale, options: options)
+    }
+
+    func results<Input: ThumbnailInput>(of inputs: [Input], maxPixelSize: Int, at frame: Int, allowUpscale: Bool,
+                                                options thumbnailOptions: ThumbnailOptions) -> AsyncStream<ThumbnailResult<Input>> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ThumbnailResult<Input>.self)
         // ImageMagick's pixel cache is one pool for the process: a budget above its limit would
         // admit decodes that cannot all fit in it.
         let budget = MemoryBudget(total: min(memoryBudget, MagickCache.limit))
-        let options = DecodingOptions(
-            maxPixelCount: options.maxPixelCount, memoryBudget: max(options.memoryBudget, memoryBudget),
-            timeLimit: options.timeLimit, strictness: options.strictness)
+        var opening = decodingOptions
+        opening.memoryBudget = max(opening.memoryBudget, memoryBudget)
+        let options = opening
         let jobs = maxConcurrentJobs
         let job = { @Sendable (index: Int) async -> ThumbnailResult<Input> in
             let input = inputs[index]
@@ -68,8 +86,8 @@ public struct Thumbnailer: Sendable {
                 let cost = try source.thumbnailCost(.maxPixelSize(maxPixelSize), at: frame, allowUpscale: allowUpscale)
                 try await budget.acquire(cost)
                 defer { budget.release(cost) }
-                let image = try await source.thumbnail(maxPixelSize: maxPixelSize, at: frame, allowUpscale: allowUpscale,
-                                                       options: thumbnailOptions)
+                let image = try await source.asyncThumbnail(.maxPixelSize(maxPixelSize), at: frame, allowUpscale: allowUpscale,
+                                                            options: thumbnailOptions)
                 return ThumbnailResult(input: input, index: index, result: .success(image))
             } catch {
                 return ThumbnailResult(input: input, index: index, result: .failure(error))
@@ -110,30 +128,30 @@ public struct ThumbnailResult<Input: Sendable>: Sendable {
 }
 
 /// What ``Thumbnailer`` takes: something it can open as an ``ImageSource``.
-public protocol ThumbnailInput: Sendable {
-    /// Opens the input, reading its header only.
+protocol ThumbnailInput: Sendable {
+    /// Opens the input, reading its header only, on MagickIO's threads.
     func openSource(options: DecodingOptions) async throws(MagickIOError) -> ImageSource
 }
 
 extension URL: ThumbnailInput {
-    public func openSource(options: DecodingOptions) async throws(MagickIOError) -> ImageSource {
+    func openSource(options: DecodingOptions) async throws(MagickIOError) -> ImageSource {
         try await WorkerPool.shared.run(interrupt: Interrupt()) { () throws(MagickIOError) in
-            try ImageSource(url: self, options: options)
+            try ImageSource.open(url: self, options: options)
         }
     }
 }
 
 extension Data: ThumbnailInput {
-    public func openSource(options: DecodingOptions) async throws(MagickIOError) -> ImageSource {
+    func openSource(options: DecodingOptions) async throws(MagickIOError) -> ImageSource {
         try await WorkerPool.shared.run(interrupt: Interrupt()) { () throws(MagickIOError) in
-            try ImageSource(data: self, options: options)
+            try ImageSource(bytes: .memory(self), options: options)
         }
     }
 }
 
 extension ImageSource: ThumbnailInput {
     /// The source itself: it is already open (its own options stay in force).
-    public func openSource(options: DecodingOptions) async throws(MagickIOError) -> ImageSource {
+    func openSource(options: DecodingOptions) async throws(MagickIOError) -> ImageSource {
         self
     }
 }

@@ -1,16 +1,25 @@
 internal import CMagickWand
 import Synchronization
 
-/// Process-wide facts and settings of MagickIO: which formats this ImageMagick has, and which
-/// of them MagickIO lets ImageMagick decode.
+/// Process-wide facts about the ImageMagick underneath and MagickIO's settings of it: its version,
+/// which formats it has, and which of them MagickIO lets it decode. (Named for ImageMagick, not
+/// for this module, so that `MagickIO.Image` always names this module's ``Image``.)
 ///
 /// ```swift
-/// print(MagickIO.availableFormats.allowed)        // [jpeg, png, gif, webp, tiff, bmp, heic, avif]
-/// MagickIO.allowedDecoders = [.jpeg, .png]        // this process takes JPEG and PNG only
+/// print(ImageMagick.availableFormats.allowed)        // [jpeg, png, gif, webp, tiff, bmp, heic, avif]
+/// ImageMagick.allowedDecoders = [.jpeg, .png]        // this process takes JPEG and PNG only
 /// ```
-public enum MagickIO {
+public enum ImageMagick {
     /// The decoders MagickIO allows unless told otherwise.
     public static let defaultAllowedDecoders: Set<ImageFormat> = [.jpeg, .png, .gif, .webp, .tiff, .bmp, .heic, .avif]
+
+    /// ImageMagick's version, as it reports it (`ImageMagick 6.9.11-60 Q16 x86_64 ...`). Stands
+    /// on `MagickGetVersion`.
+    public static var version: String {
+        MagickRuntime.start()
+        var number = 0
+        return MagickGetVersion(&number).map { String(cString: $0) } ?? ""
+    }
 
     /// The formats MagickIO may decode, process-wide. Default: ``defaultAllowedDecoders``.
     ///

@@ -32,7 +32,7 @@ extension MagickIOError {
         default:
             kind = fallback
         }
-        self.init(kind, exception.message, severity: exception.severityName)
+        self.init(kind, exception.message, severity: exception.publicSeverity)
     }
 }
 
@@ -53,16 +53,8 @@ struct MagickException {
         self.init(severity: info.severity, message: description.isEmpty ? reason : "\(reason) (\(description))")
     }
 
-    /// ImageMagick's name for the severity, e.g. `CorruptImageError`.
-    var severityName: String {
-        let value = Int(severity.rawValue)
-        let level = value >= 700 ? "FatalError" : value >= 400 ? "Error" : "Warning"
-        let domains = [
-            0: "ResourceLimit", 5: "Type", 10: "Option", 15: "Delegate", 20: "MissingDelegate",
-            25: "CorruptImage", 30: "FileOpen", 35: "Blob", 40: "Stream", 45: "Cache", 50: "Coder",
-            52: "Filter", 55: "Module", 60: "Draw", 65: "Image", 70: "Wand", 75: "Random",
-            80: "XServer", 85: "Monitor", 90: "Registry", 95: "Configure", 99: "Policy",
-        ]
-        return (domains[value % 100] ?? "") + level
+    /// The severity as MagickIOError reports it.
+    var publicSeverity: MagickIOError.Severity {
+        MagickIOError.Severity(rawValue: Int(severity.rawValue))
     }
 }

@@ -10,7 +10,7 @@ let magickRuntime: Void = {
     _ = SetWarningHandler { _, _, _ in }
     _ = SetErrorHandler { _, _, _ in }
     MagickResources.set(ResourceLimits.safeDefaults, starting: false)
-    MagickIO.applySecurityPolicy(decoders: MagickIO.defaultAllowedDecoders)
+    ImageMagick.applySecurityPolicy(decoders: ImageMagick.defaultAllowedDecoders)
 }()
 
 /// The thread-specific slot of `Wand.withThreadWand`; its destructor destroys a thread's wand when

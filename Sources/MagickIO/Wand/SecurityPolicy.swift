@@ -1,6 +1,6 @@
 internal import CMagickWand
 
-extension MagickIO {
+extension ImageMagick {
     /// Applies MagickIO's security policy on top of the system's (ImageMagick takes the last
     /// matching rule, so these override `policy.xml` for what they name).
     static func applySecurityPolicy(decoders: Set<ImageFormat>) {

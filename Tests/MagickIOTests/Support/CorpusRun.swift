@@ -59,7 +59,7 @@ struct CorpusRun {
         watchdog.begin(worker: worker, name: name)
         let clock = ContinuousClock()
         let start = clock.now
-        let evaluation = Evaluation.evaluate(name) { () throws(MagickIOError) in
+        let evaluation = Evaluation.evaluate(name) { () throws in
             if let url { try ImageSource(url: url) } else { try ImageSource(data: item.data) }
         }
         let elapsed = clock.now - start

@@ -32,9 +32,9 @@ struct Evaluation: Sendable {
 
     /// Opens with `open`, reads the properties of up to four frames and makes a 64-pixel thumbnail
     /// of the first frame (and of the last one when there are several).
-    static func evaluate(_ name: String, _ open: () throws(MagickIOError) -> ImageSource) -> Evaluation {
+    static func evaluate(_ name: String, _ open: () throws -> ImageSource) -> Evaluation {
         var stage = "open"
-        do throws(MagickIOError) {
+        do {
             let source = try open()
             guard source.count > 0 else {
                 return Evaluation(result: .success, detail: "no frames", problem: "\(name): opened with no frames")
@@ -72,9 +72,12 @@ struct Evaluation: Sendable {
                 }
             }
             return Evaluation(result: .success, detail: "\(source.format) " + sizes.joined(separator: ","))
-        } catch {
+        } catch let error as MagickIOError {
             let problem = expectedKinds.contains(error.kind) ? nil : "\(name): unexpected \(error.kind) at \(stage): \(error)"
             return Evaluation(result: .failure(error.kind), detail: "\(stage): \(error)", problem: problem)
+        } catch {
+            return Evaluation(result: .failure(.io), detail: "\(stage): \(error)",
+                              problem: "\(name): threw \(type(of: error)), not a MagickIOError, at \(stage)")
         }
     }
 }
