@@ -214,6 +214,10 @@ for at in range(scan + 40, len(damaged) - 10, 37):
 out("jpeg-bad-huffman.jpg", bytes(damaged))
 
 
+# An XMP packet that is not XML (ImageMagick: "CorruptImageProfile ... (XMP)"): metadata, not pixels.
+xmp = b"http://ns.adobe.com/xap/1.0/\x00" + b"<x:xmpmeta this is <<< not XML"
+out("jpeg-broken-xmp.jpg", base[:dqt] + b"\xff\xe1" + struct.pack(">H", 2 + len(xmp)) + xmp + base[dqt:])
+
 # A greyscale JPEG carrying a broken 14-byte ICC profile (APP2), which Little CMS refuses: viewers
 # ignore the profile and show the grey.
 gray = magick("-size", f"{W}x{H}", "gradient:white-black", "-colorspace", "gray", "-quality", "90", "jpg:out")

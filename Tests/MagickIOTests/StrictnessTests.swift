@@ -9,7 +9,7 @@ struct StrictnessTests {
     /// Files whose decoders warn, though every pixel is as the file has it (scripts/world-fixtures.py):
     /// the 64x48 picture, red left, blue right.
     static let benign = [
-        "jpeg-extraneous-bytes.jpg", "png-iccp-crc.png", "png-text-crc.png", "png-trns-invalid.png",
+        "jpeg-extraneous-bytes.jpg", "jpeg-broken-xmp.jpg", "png-iccp-crc.png", "png-text-crc.png", "png-trns-invalid.png",
         "png-idat-extra.png",
     ]
     /// Files whose pixels are not all from the file.

@@ -52,6 +52,9 @@ struct DecoderWarning: Sendable, Hashable {
     /// libjpeg's, libpng's and libtiff's warning texts (jerror.h, png.c/pngrutil.c, tif_dirread.c)
     /// sorted by what they mean for the pixels.
     private static func meansDamage(_ text: String, format: ImageFormat) -> Bool {
+        // ImageMagick's own check of a metadata profile (an XMP packet that is not XML): the
+        // profile is dropped, the pixels are whole.
+        if text.contains("corruptimageprofile") { return false }
         switch format {
         case .jpeg:
             // JWRN_EXTRANEOUS_DATA, JWRN_JFIF_MAJOR, JWRN_ADOBE_XFORM, JWRN_BOGUS_ICC,
