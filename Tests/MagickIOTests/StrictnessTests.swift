@@ -72,6 +72,8 @@ struct StrictnessTests {
         #expect(DecoderWarning("Premature end of JPEG file", format: .jpeg).meansDamage)
         #expect(DecoderWarning("Corrupt JPEG data: bad Huffman code", format: .jpeg).meansDamage)
         #expect(DecoderWarning("a warning nobody has seen", format: .jpeg).meansDamage, "unknown JPEG warnings fail closed")
+        #expect(!DecoderWarning("CorruptImageProfile `x.jpg' (XMP) @ warning/profile.c/ValidateXMPProfile/1675", format: .jpeg).meansDamage)
+        #expect(!DecoderWarning("ParseError missing > @ warning/xml-tree.c/NewXMLTree/2224", format: .jpeg).meansDamage)
         #expect(!DecoderWarning("iCCP: CRC error", format: .png).meansDamage)
         #expect(!DecoderWarning("IDAT: Too much image data", format: .png).meansDamage)
         #expect(DecoderWarning("IDAT: Not enough image data", format: .png).meansDamage)
