@@ -58,7 +58,9 @@ struct TIFFDirectories {
     /// An unsigned value of `size` bytes at `offset`, in the structure's byte order.
     mutating func value(at offset: Int, size: Int) -> Int? {
         guard offset >= 0, let bytes = reader.bytes(at: base.saturatingPlus(offset), size) else { return nil }
-        return (isLittleEndian ? bytes.reversed() : bytes).reduce(0) { $0 << 8 | Int($1) }
+        let value = (isLittleEndian ? bytes.reversed() : bytes).reduce(0) { $0 << 8 | Int($1) }
+        // A BigTIFF 64-bit field past Int.max wraps negative: no offset or count is that large.
+        return value >= 0 ? value : nil
     }
 
     /// The first directory's offset (IFD0).
