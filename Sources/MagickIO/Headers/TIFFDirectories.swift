@@ -70,10 +70,11 @@ struct TIFFDirectories {
 
     /// The entries of the directory at `offset` (at most `limit`).
     mutating func entries(at offset: Int, limit: Int = 4096) -> [Entry] {
-        guard let count = value(at: offset, size: countSize) else { return [] }
+        // Offsets past the data cannot be read (and would overflow the arithmetic below).
+        guard offset >= 0, offset <= reader.count, let count = value(at: offset, size: countSize) else { return [] }
         var entries: [Entry] = []
         for index in 0..<min(count, limit) {
-            let at = offset + countSize + index * entrySize
+            let at = offset.saturatingPlus(countSize + index * entrySize)
             guard let tag = value(at: at, size: 2), let type = value(at: at + 2, size: 2),
                   let values = value(at: at + 4, size: offsetSize) else { break }
             let size = (Self.typeSizes[type] ?? 1).saturatingTimes(values)
@@ -85,7 +86,8 @@ struct TIFFDirectories {
 
     /// Where the link to the next directory lies, after the entries of the one at `offset`.
     mutating func linkField(ofDirectoryAt offset: Int) -> Int? {
-        value(at: offset, size: countSize).map { offset + countSize + $0 * entrySize }
+        guard offset >= 0, offset <= reader.count else { return nil }
+        return value(at: offset, size: countSize).map { offset.saturatingPlus(countSize).saturatingPlus($0.saturatingTimes(entrySize)) }
     }
 
     /// The next directory after the one at `offset`, or nil at the end of the chain.

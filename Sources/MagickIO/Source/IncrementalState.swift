@@ -227,7 +227,7 @@ enum HeaderPoint {
                     directories.append(sub)  // EXIF, GPS
                 }
             }
-            end = max(end, link + tiff.offsetSize)
+            end = max(end, link.saturatingPlus(tiff.offsetSize))
             if isFirst { nextLink = link }
             isFirst = false
         }
