@@ -70,6 +70,76 @@ enum Resampler {
         }
     }
 
+    /// Streams an `input` image through a resize to `output`, `channels` floats a pixel (3, or 4
+    /// with straight alpha as the last), one source row at a time: `read` fills row `y`, `write`
+    /// takes finished output row `y`, `progress` is called every 16 source rows (it may throw to
+    /// stop). Down first, then across: each source row is added, weighted, into the sums of the
+    /// output rows whose windows hold it (about seven when reducing), and an output row whose
+    /// window is complete is filtered across and written. The sums run over whole contiguous rows,
+    /// which vectorises; the horizontal filter runs on output rows only; memory is a few rows of
+    /// the input's width whatever the reduction. Returns how many source rows it read (the last
+    /// rows no window holds are never asked for).
+    @discardableResult
+    static func stream<E: Error>(input: (width: Int, height: Int), output: (width: Int, height: Int), channels: Int,
+                                 read: (_ y: Int, _ row: UnsafeMutablePointer<Float>) throws(E) -> Void,
+                                 write: (_ y: Int, _ row: UnsafeMutablePointer<Float>) throws(E) -> Void,
+                                 progress: (_ y: Int, _ of: Int) throws(E) -> Void) throws(E) -> Int {
+        if input == output {
+            // Nothing to resize: the rows pass through as they are (also the colour under
+            // transparent pixels, which filtering would lose).
+            let row = UnsafeMutablePointer<Float>.allocate(capacity: input.width * channels + 1)
+            defer { row.deallocate() }
+            for y in 0..<input.height {
+                try read(y, row)
+                try write(y, row)
+                if y % 16 == 15 { try progress(y, input.height) }
+            }
+            return input.height
+        }
+        let across = Taps(from: input.width, to: output.width)
+        let down = Taps(from: input.height, to: output.height)
+        let pending = down.mostOpenAtOnce(inputCount: input.height)
+        let inputRow = input.width * channels
+        // One float to spare after each row and sum: see filterAcross.
+        let row = UnsafeMutablePointer<Float>.allocate(capacity: inputRow + 1)
+        row.initialize(repeating: 0, count: inputRow + 1)
+        let sums = UnsafeMutablePointer<Float>.allocate(capacity: pending * (inputRow + 1))
+        sums.initialize(repeating: 0, count: pending * (inputRow + 1))
+        let finished = UnsafeMutablePointer<Float>.allocate(capacity: output.width * channels)
+        defer {
+            row.deallocate()
+            sums.deallocate()
+            finished.deallocate()
+        }
+        func sum(_ y: Int) -> UnsafeMutablePointer<Float> { sums + (y % pending) * (inputRow + 1) }
+
+        let lastRow = zip(down.first, down.count).map { $0 + $1 }.max() ?? input.height
+        var opened = 0, done = 0
+        for sourceRow in 0..<lastRow {
+            try read(sourceRow, row)
+            if channels == 4 {
+                premultiply(row, pixels: input.width)
+            }
+            while opened < output.height, down.first[opened] <= sourceRow {
+                sum(opened).update(repeating: 0, count: inputRow)
+                opened += 1
+            }
+            for y in done..<opened where sourceRow < down.first[y] + down.count[y] {
+                addWeighted(row, down.weights[y * down.span + sourceRow - down.first[y]], into: sum(y), length: inputRow)
+            }
+            while done < opened, down.first[done] + down.count[done] <= sourceRow + 1 {
+                filterAcross(sum(done), into: finished, taps: across, width: output.width, channels: channels)
+                finish(finished, pixels: output.width, channels: channels)
+                try write(done, finished)
+                done += 1
+            }
+            if sourceRow % 16 == 15 {
+                try progress(sourceRow, lastRow)
+            }
+        }
+        return lastRow
+    }
+
     static func lanczos3(_ x: Double) -> Double {
         if x == 0 { return 1 }
         guard abs(x) < 3 else { return 0 }

@@ -15,10 +15,6 @@ extension Wand {
         let hasAlpha = MagickGetImageAlphaChannel(pointer) != MagickFalse
         let map = hasAlpha ? "RGBA" : "RGB"
         let channels = hasAlpha ? 4 : 3
-        let across = Resampler.Taps(from: inputWidth, to: outputWidth)
-        let down = Resampler.Taps(from: inputHeight, to: outputHeight)
-        let pending = down.mostOpenAtOnce(inputCount: inputHeight)
-
         // The result's image first, the cheapest way (MagickSampleImage on a copy-on-write clone
         // of the current image), so that it has the image's profiles, properties and page; each
         // output row is imported into it as it is finished.
@@ -28,57 +24,50 @@ extension Wand {
         let result = Wand(adopting: current)
         try result.check(MagickSampleImage(result.pointer, outputWidth, outputHeight), fallback: .corruptImage)
 
-        // Down first, then across, one source row at a time: each row is added, weighted, into
-        // the sums of the output rows whose windows hold it (a few when reducing: about seven);
-        // an output row whose window is complete is filtered across and imported. The sums run
-        // over whole contiguous rows, which vectorises; the horizontal filter runs on output rows
-        // only; memory is `pending` rows whatever the reduction. Floats, `channels` a pixel.
-        let inputRow = inputWidth * channels
-        let row = UnsafeMutablePointer<Float>.allocate(capacity: inputRow)
-        // One float to spare after each sum: see filterAcross.
-        let sums = UnsafeMutablePointer<Float>.allocate(capacity: pending * (inputRow + 1))
-        sums.initialize(repeating: 0, count: pending * (inputRow + 1))
-        let output = UnsafeMutablePointer<Float>.allocate(capacity: outputWidth * channels)
-        defer {
-            row.deallocate()
-            sums.deallocate()
-            output.deallocate()
-        }
-        func sum(_ y: Int) -> UnsafeMutablePointer<Float> { sums + (y % pending) * (inputRow + 1) }
-
-        let lastRow = zip(down.first, down.count).map { $0 + $1 }.max() ?? inputHeight
-        var opened = 0, finished = 0
-        for sourceRow in 0..<lastRow {
-            guard MagickExportImagePixels(pointer, 0, sourceRow, inputWidth, 1, map, FloatPixel, row) != MagickFalse else {
-                throw MagickIOError(exception: takeException(minimum: ErrorException), fallback: .corruptImage)
-            }
-            if hasAlpha {
-                Resampler.premultiply(row, pixels: inputWidth)
-            }
-            while opened < outputHeight, down.first[opened] <= sourceRow {
-                sum(opened).update(repeating: 0, count: inputRow)
-                opened += 1
-            }
-            for y in finished..<opened where sourceRow < down.first[y] + down.count[y] {
-                Resampler.addWeighted(row, down.weights[y * down.span + sourceRow - down.first[y]], into: sum(y), length: inputRow)
-            }
-            while finished < opened, down.first[finished] + down.count[finished] <= sourceRow + 1 {
-                Resampler.filterAcross(sum(finished), into: output, taps: across, width: outputWidth, channels: channels)
-                Resampler.finish(output, pixels: outputWidth, channels: channels)
-                try result.check(MagickImportImagePixels(result.pointer, 0, finished, outputWidth, 1, map, FloatPixel, output),
-                                 fallback: .corruptImage)
-                finished += 1
-            }
-            // The wand's progress monitor (an Interrupt's cancel or deadline) may stop it here.
-            if sourceRow % 16 == 15,
-               SetImageProgress(image, "Resample/Image", MagickOffsetType(sourceRow), MagickSizeType(lastRow)) == MagickFalse {
-                throw MagickIOError(.cancelled, "the resize was stopped")
-            }
-        }
-        guard finished == outputHeight else {
-            throw MagickIOError(.corruptImage, "the resampler finished \(finished) of \(outputHeight) rows")
-        }
+        try Resampler.stream(
+            input: (inputWidth, inputHeight), output: (outputWidth, outputHeight), channels: channels,
+            read: { (y, row) throws(MagickIOError) in
+                guard MagickExportImagePixels(pointer, 0, y, inputWidth, 1, map, FloatPixel, row) != MagickFalse else {
+                    throw MagickIOError(exception: takeException(minimum: ErrorException), fallback: .corruptImage)
+                }
+            },
+            write: { (y, row) throws(MagickIOError) in try result.importRow(y, row, map: map) },
+            progress: { (y, rows) throws(MagickIOError) in
+                // The wand's progress monitor (an Interrupt's cancel or deadline) may stop it here.
+                if SetImageProgress(image, "Resample/Image", MagickOffsetType(y), MagickSizeType(rows)) == MagickFalse {
+                    throw MagickIOError(.cancelled, "the resize was stopped")
+                }
+            })
         // The result takes the image's place in this wand.
         try check(MagickSetImage(pointer, result.pointer), fallback: .corruptImage)
+    }
+
+    /// Writes `row` (`width` pixels of floats in `map` order) as row `y` of the current image.
+    func importRow(_ y: Int, _ row: UnsafeMutablePointer<Float>, map: String) throws(MagickIOError) {
+        try check(MagickImportImagePixels(pointer, 0, y, width, 1, map, FloatPixel, row), fallback: .corruptImage)
+    }
+
+    /// Replaces whatever the wand holds with one new `width` x `height` image in sRGB, opaque
+    /// black, to be filled row by row with ``importRow(_:_:map:)`` (`MagickNewImage`); with
+    /// `alpha`, it has an alpha channel.
+    func newImage(width: Int, height: Int, alpha: Bool) throws(MagickIOError) {
+        ClearMagickWand(pointer)
+        let black = NewPixelWand()
+        defer { DestroyPixelWand(black) }
+        PixelSetColor(black, "black")
+        try check(MagickNewImage(pointer, width, height, black), fallback: .corruptImage)
+        if alpha {
+            try check(MagickSetImageAlphaChannel(pointer, ActivateAlphaChannel), fallback: .corruptImage)
+        }
+    }
+
+    /// Names the current image's format (`MagickSetImageFormat`) and resolution in pixels per
+    /// inch, as ImageMagick's coder would have for an image MagickIO decoded itself.
+    func describe(format: ImageFormat, resolution: ImageProperties.Resolution?) throws(MagickIOError) {
+        try check(MagickSetImageFormat(pointer, format.rawValue.uppercased()), fallback: .corruptImage)
+        if let resolution {
+            try check(MagickSetImageResolution(pointer, resolution.x, resolution.y), fallback: .corruptImage)
+            try check(MagickSetImageUnits(pointer, PixelsPerInchResolution), fallback: .corruptImage)
+        }
     }
 }
