@@ -31,9 +31,18 @@ let package = Package(
             pkgConfig: "libjpeg",
             providers: [.apt(["libjpeg62-turbo-dev", "zlib1g-dev"])]
         ),
+        // MagickIO's own read paths for JPEG and PNG thumbnails: rows straight from libjpeg-turbo
+        // and libpng (the libraries ImageMagick reads these formats with) into the resampler.
+        // C only where the libraries' setjmp error handling needs it; headers from
+        // libjpeg62-turbo-dev and libpng-dev.
+        .target(
+            name: "CCodecs",
+            path: "Sources/CCodecs",
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
+        ),
         .target(
             name: "MagickIO",
-            dependencies: ["CMagickWand", "CHeif"]
+            dependencies: ["CMagickWand", "CHeif", "CCodecs"]
         ),
         .target(
             name: "ExampleSupport",

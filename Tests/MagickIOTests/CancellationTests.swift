@@ -27,20 +27,46 @@ struct CancellationTests {
     @Test("a stop reaches a decode under way between two rows, through ImageMagick's progress callback",
           .timeLimit(.minutes(10)))
     func stopBetweenRows() throws {
-        // No clock involved: the decode runs on a thread of its own, and is cancelled as soon as
-        // its first progress callback has been seen. What the code guarantees is that a callback
-        // then stops it, long before its 3000 rows are done.
         let source = try ImageSource(url: twelveMegapixels)
         let interrupt = Interrupt()
+        let outcome = Self.cancelAtFirstProgress(interrupt) { () throws(MagickIOError) in
+            _ = try source.image(at: 0, interrupt: interrupt)
+        }
+        #expect(outcome == .cancelled)
+        #expect(interrupt.stopsByMonitor.load(ordering: .relaxed) >= 1, "a progress callback stopped it")
+        #expect(interrupt.callbacks.load(ordering: .relaxed) < 3000, "before the last row")
+    }
+
+    @Test("a stop reaches MagickIO's own JPEG and PNG decoders between two rows", .timeLimit(.minutes(10)),
+          arguments: ["jpeg", "png"])
+    func ownDecoderStopsBetweenRows(format: String) throws {
+        let url = format == "jpeg" ? twelveMegapixels : try LargeImages.cached("12mp-rgba.png") {
+            try LargeImages.writePNG(to: $0, width: 4000, height: 3000, alpha: true)
+        }
+        let source = try ImageSource(url: url)
+        let interrupt = Interrupt()
+        let outcome = Self.cancelAtFirstProgress(interrupt) { () throws(MagickIOError) in
+            _ = try source.thumbnail(.maxPixelSize(1024), at: 0, allowUpscale: false, options: ThumbnailOptions(),
+                                     interrupt: interrupt)
+        }
+        #expect(outcome == .cancelled)
+        #expect(interrupt.stopsByMonitor.load(ordering: .relaxed) >= 1, "a progress point stopped it")
+    }
+
+    /// Runs `work` on a thread of its own and cancels `interrupt` as soon as its first progress
+    /// point has been seen; the error kind it ended with (`.io` for no error: it was never
+    /// stopped). No clock involved: what the code guarantees is that a progress point then stops
+    /// it, long before its last row.
+    static func cancelAtFirstProgress(_ interrupt: Interrupt, _ work: @escaping @Sendable () throws(MagickIOError) -> Void)
+        -> MagickIOError.Kind? {
         let outcome = Locked<MagickIOError.Kind?>(nil)
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
-            do {
-                _ = try source.image(at: 0, interrupt: interrupt)
-            } catch let error as MagickIOError {
-                outcome.withLock { $0 = error.kind }
-            } catch {
+            do throws(MagickIOError) {
+                try work()
                 outcome.withLock { $0 = .io }
+            } catch {
+                outcome.withLock { $0 = error.kind }
             }
             done.signal()
         }
@@ -51,9 +77,7 @@ struct CancellationTests {
         }
         interrupt.cancel()
         done.wait()
-        #expect(outcome.withLock { $0 } == .cancelled)
-        #expect(interrupt.stopsByMonitor.load(ordering: .relaxed) >= 1, "a progress callback stopped it")
-        #expect(interrupt.callbacks.load(ordering: .relaxed) < 3000, "before the last row")
+        return outcome.withLock { $0 }
     }
 
     @Test("an async call's time limit counts from when its work starts, not from when it was queued",

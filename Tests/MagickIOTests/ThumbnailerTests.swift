@@ -69,23 +69,22 @@ struct ThumbnailerTests {
 
     @Test("a job larger than the whole budget fails at once with limitExceeded; the others go on")
     func jobLargerThanBudget() async throws {
-        // photo.png has no shrink-on-load: 320 x 240 x 8 bytes = 614,400 of pixel cache, about
-        // 1.15 MB with the model's margins. orient-1.jpg at 16 px decodes at 1/2 scale: 48 x 32 x 8
-        // = 12,288, about 0.54 MB.
+        // photo.png (320x240, no shrink-on-load) costs more than orient-1.jpg at 16 px (decoded at
+        // 1/8): a budget between the two runs the second and refuses the first.
         let urls = [Fixture.url("photo.png"), Fixture.url("orient-1.jpg")]
+        let costs = try urls.map { try ImageSource(url: $0).thumbnailCost(.maxPixelSize(16), at: 0, allowUpscale: false) }
+        try #require(costs[0] > costs[1] + 1000, "costs \(costs)")
+        let budget = (costs[0] + costs[1]) / 2
         var outcomes: [Int: Result<Image, MagickIOError>] = [:]
-        for await result in Thumbnailer(memoryBudget: 1_000_000).thumbnails(of: urls, maxPixelSize: 16) {
+        for await result in Thumbnailer(memoryBudget: budget).thumbnails(of: urls, maxPixelSize: 16) {
             outcomes[result.index] = result.result
         }
         guard case .failure(let error) = outcomes[0] else {
-            Issue.record("the 1.15 MB job ran within a 1 MB budget")
+            Issue.record("the \(costs[0]) B job ran within a \(budget) B budget")
             return
         }
         #expect(error.kind == .limitExceeded)
-        #expect(error.limit?.name == "memoryBudget")
-        let cost = try ImageSource(url: urls[0]).thumbnailCost(.maxPixelSize(16), at: 0, allowUpscale: false)
-        #expect(cost > DecodeEstimate(format: .png, header: nil, width: 320, height: 240, jpegHint: nil).cacheBytes)
-        #expect(error.limit == MagickIOError.Limit(name: "memoryBudget", requested: cost, limit: 1_000_000))
+        #expect(error.limit == MagickIOError.Limit(name: "memoryBudget", requested: costs[0], limit: budget))
         #expect(try outcomes[1]?.get().width == 16)
     }
 

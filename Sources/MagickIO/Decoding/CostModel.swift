@@ -90,6 +90,28 @@ struct DecodeEstimate: Sendable, Hashable {
         output.width.saturatingTimes(output.height).saturatingTimes(16).saturatingPlus(decodedWidth.saturatingTimes(16 * 8))
     }
 
+    /// The estimate for a thumbnail through MagickIO's own JPEG or PNG path (``RowSource``), which
+    /// never holds the decoded image: libjpeg's coefficient buffer for a progressive JPEG (as
+    /// above; unknown header: assumed progressive 4:4:4), the decoder's and the resampler's rows
+    /// (at most eight sums of the decoded width in floats, and the decoder's own row buffers,
+    /// counted as 64 more floats a pixel of width), and the output image (``resizeBytes``).
+    static func streamed(format: ImageFormat, header: ImageHeader?, stored: (width: Int, height: Int),
+                         decoded: (width: Int, height: Int), output: (width: Int, height: Int)) -> DecodeEstimate {
+        var extra = 0
+        if format == .jpeg, header?.isProgressive ?? true {
+            let samples = header?.samplesPerPixel ?? 4
+            extra = bytes(Double(stored.width.saturatingTimes(stored.height)) * samples * 2)
+        }
+        let rows = decoded.width.saturatingTimes(4 * 4 * (8 + 3) + 64 * 4)
+        let total = extra.saturatingPlus(rows).saturatingPlus(resizeBytes(from: decoded.width, to: output))
+        var estimate = DecodeEstimate(format: format, header: header, width: stored.width, height: stored.height, jpegHint: nil)
+        estimate.width = decoded.width
+        estimate.height = decoded.height
+        estimate.cacheBytes = output.width.saturatingTimes(output.height).saturatingTimes(8)
+        estimate.bytes = total.saturatingPlus(total / 16).saturatingPlus(fixedOverhead)
+        return estimate
+    }
+
     private static func bytes(_ value: Double) -> Int {
         value < Double(Int.max) ? Int(value) : .max
     }

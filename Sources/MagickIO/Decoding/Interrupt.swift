@@ -49,6 +49,17 @@ final class Interrupt: Sendable {
         return nil
     }
 
+    /// A progress point of the work (ImageMagick's progress callback, a row of MagickIO's own
+    /// decoders): counted, and true to go on, false (also counted) to stop.
+    func progressPoint() -> Bool {
+        callbacks.add(1, ordering: .relaxed)
+        guard stopReason == nil else {
+            stopsByMonitor.add(1, ordering: .relaxed)
+            return false
+        }
+        return true
+    }
+
     /// Throws ``MagickIOError/Kind/cancelled`` if the work must stop.
     func check() throws(MagickIOError) {
         switch stopReason {

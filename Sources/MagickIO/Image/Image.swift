@@ -25,8 +25,18 @@ public struct Image: Sendable {
     /// ``DecodingOptions/strictness`` let through (``Strictness``). Empty for a clean decode.
     public let warnings: [String]
 
+    /// Which decoder made the pixels: ImageMagick's coder, or one of MagickIO's own row paths.
+    let decoder: Decoder
+
+    /// Where a thumbnail's pixels came from (see ``RowSource``).
+    enum Decoder: String, Sendable {
+        case imageMagick = "ImageMagick"
+        case libjpeg = "libjpeg-turbo"
+        case libpng
+    }
+
     /// Wraps a wand holding exactly one image; the image takes ownership.
-    init(wand: Wand, orientation: Orientation, warnings: [String] = []) {
+    init(wand: Wand, orientation: Orientation, warnings: [String] = [], decoder: Decoder = .imageMagick) {
         wand.monitor(nil)  // no progress callback may outlive the call that set it
         wand.rewind()
         storage = Storage(wand: wand)
@@ -34,6 +44,7 @@ public struct Image: Sendable {
         height = wand.height
         self.orientation = orientation
         self.warnings = warnings
+        self.decoder = decoder
     }
 
     /// Width as a viewer shows it, after ``orientation``.

@@ -25,6 +25,10 @@ public struct ImageSource: Sendable {
     var frames: [ImageProperties]
     /// The header as parsed in Swift, when MagickIO parses this format.
     let header: ImageHeader?
+    /// What ImageMagick's coder warned about while reading the headers (a corrupt XMP packet,
+    /// say): the warnings a decode by MagickIO's own JPEG and PNG paths reports, which never see
+    /// the metadata ImageMagick parses.
+    let headerWarnings: [DecoderWarning]
 
     /// Opens the image file at `url`, reading its header only.
     ///
@@ -108,7 +112,7 @@ public struct ImageSource: Sendable {
         self.bytes = bytes
         self.format = format
         self.decodingOptions = options
-        var frames = try Self.ping(bytes, format: format, header: header, options: options)
+        var (frames, headerWarnings) = try Self.ping(bytes, format: format, header: header, options: options)
         if format.orientationFromHeader, let orientation = header?.orientation {
             // ImageMagick 6 ignores PNG's eXIf and WebP's EXIF chunk; MagickIO reads them itself.
             for index in frames.indices { frames[index].orientation = orientation }
@@ -138,40 +142,42 @@ public struct ImageSource: Sendable {
         guard !frames.isEmpty else { throw MagickIOError(.corruptImage, "the image has no frames") }
         self.frames = frames
         self.header = header
+        self.headerWarnings = headerWarnings
     }
 
     /// One ping for every frame's properties. ImageMagick's ping already refuses an image over the
     /// width/height limits; for such an image the Swift header gives the size (JPEG pings again at
     /// a reduced scale for the rest), so that it can still be opened and thumbnailed.
     private static func ping(_ bytes: SourceBytes, format: ImageFormat, header: ImageHeader?,
-                             options: DecodingOptions) throws(MagickIOError) -> [ImageProperties] {
+                             options: DecodingOptions) throws(MagickIOError) -> ([ImageProperties], [DecoderWarning]) {
         try Wand.withThreadWand { wand throws(MagickIOError) in
+            let warnings: [DecoderWarning]
             do throws(MagickIOError) {
-                try wand.read(bytes, format: format, ping: true, strictness: options.strictness)
+                warnings = try wand.read(bytes, format: format, ping: true, strictness: options.strictness)
             } catch {
                 // ImageMagick's ping refuses an image over its width/height limits, and its PNG
                 // coder does so without a reason: the Swift header tells the two apart.
                 guard let header, error.kind == .limitExceeded || header.exceedsProcessLimits else { throw error }
                 return try pingOverLimits(bytes, format: format, header: header, strictness: options.strictness)
             }
-            return wand.eachImage { ImageProperties(wand: wand, format: format) }
+            return (wand.eachImage { ImageProperties(wand: wand, format: format) }, warnings)
         }
     }
 
     /// Properties of an image whose stored size ImageMagick's ping refuses: the size from the
     /// Swift header; for JPEG the rest from a ping at the smallest DCT scale.
     private static func pingOverLimits(_ bytes: SourceBytes, format: ImageFormat, header: ImageHeader,
-                                       strictness: Strictness) throws(MagickIOError) -> [ImageProperties] {
+                                       strictness: Strictness) throws(MagickIOError) -> ([ImageProperties], [DecoderWarning]) {
         guard format == .jpeg else {
-            return [ImageProperties(header: header, format: format)]
+            return ([ImageProperties(header: header, format: format)], [])
         }
         return try Wand.withThreadWand { wand throws(MagickIOError) in
             wand.setJPEGScaleHint(JPEGScale.Hint(width: 1, height: 1))
-            try wand.read(bytes, format: format, ping: true, strictness: strictness)
+            let warnings = try wand.read(bytes, format: format, ping: true, strictness: strictness)
             var properties = ImageProperties(wand: wand, format: format)
             properties.pixelWidth = header.width
             properties.pixelHeight = header.height
-            return [properties]
+            return ([properties], warnings)
         }
     }
 

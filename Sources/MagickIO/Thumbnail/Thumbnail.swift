@@ -8,10 +8,12 @@ extension ImageSource {
     ///
     /// One pipeline, each step in order:
     /// 1. the fitted size from the header (``properties(at:)``), in oriented axes;
-    /// 2. shrink-on-load: JPEG is decoded at the smallest DCT scale that still gives about twice
-    ///    the target on each axis (`jpeg:size`, aspect-aware, axes swapped for EXIF 5-8);
+    /// 2. shrink-on-load: JPEG is decoded at the smallest DCT scale that still gives twice the
+    ///    target on each axis (aspect-aware, axes swapped for EXIF 5-8);
     /// 3. a Lanczos-3 resize to the exact size: MagickIO's own streaming resampler for RGB images
-    ///    (the same filter as Pillow's and libvips'), `MagickResizeImage` for the rest;
+    ///    (the same filter as Pillow's and libvips'), `MagickResizeImage` for the rest. A JPEG or
+    ///    plain PNG streams its rows from libjpeg-turbo or libpng into the resampler as they are
+    ///    decoded, never holding the image; ImageMagick's coders decode everything else;
     /// 4. the orientation applied to the small image;
     /// 5. sRGB (an embedded ICC profile applied through Little CMS, CMYK included), 8 bits per
     ///    channel, every profile and comment stripped; alpha kept.
@@ -56,7 +58,14 @@ extension ImageSource {
             return embedded
         }
 
-        // 3. Decode at the shrink-on-load scale (checked against the limits first).
+        // 3. Decode at the shrink-on-load scale (checked against the limits first): a JPEG or a
+        //    plain PNG streams its rows from libjpeg-turbo or libpng straight into the resampler
+        //    (resizing as it decodes), and what those decoders leave to it ImageMagick decodes.
+        if let stream = streamPlan(plan, at: index, options: options),
+           let image = try streamedThumbnail(plan, stream, orientation: frames[index].orientation, options: options,
+                                             interrupt: interrupt) {
+            return image
+        }
         return try withDecoded(frame: index, jpegHint: plan.hint, interrupt: interrupt) { wand, warnings throws(MagickIOError) in
             try buildThumbnail(wand, plan.geometry, stored: plan.stored, orientation: frames[index].orientation,
                                options: options, warnings: warnings)
@@ -66,7 +75,7 @@ extension ImageSource {
     /// The build half of the pipeline, on a decoded image (the picture or an embedded thumbnail).
     func buildThumbnail(_ wand: Wand, _ geometry: ThumbnailGeometry, stored: (width: Int, height: Int),
                         orientation: Orientation, options: ThumbnailOptions,
-                        warnings: [DecoderWarning]) throws(MagickIOError) -> Image {
+                        warnings: [DecoderWarning], decoder: Image.Decoder = .imageMagick) throws(MagickIOError) -> Image {
         // 4. Resize to the target in the stored axes: MagickIO's streaming Lanczos-3 resampler
         //    for RGB images, ImageMagick's Lanczos (MagickResizeImage) for grey, CMYK and YCbCr.
         if wand.width != stored.width || wand.height != stored.height {
@@ -87,9 +96,13 @@ extension ImageSource {
 
         // 7. Normalise: sRGB, 8 bits per channel, metadata as the options say.
         try wand.normalizeForThumbnail(options)
-        return Image(wand: wand.clone(), orientation: .up, warnings: warnings.map(\.message))
+        return Image(wand: wand.clone(), orientation: .up, warnings: warnings.map(\.message), decoder: decoder)
     }
 }
+
+/// A thumbnail's sizes: the geometry in oriented axes, the resize target in stored axes, and the
+/// JPEG shrink-on-load hint for ImageMagick's decoder.
+typealias ThumbnailPlan = (geometry: ThumbnailGeometry, stored: (width: Int, height: Int), hint: JPEGScale.Hint?)
 
 /// What a thumbnail is asked to be.
 enum ThumbnailRequest: Sendable, Hashable {
@@ -116,8 +129,7 @@ extension ImageSource {
     /// The sizes a thumbnail of frame `index` works with: the geometry in oriented axes, the resize
     /// target in stored axes (the pixels are resized before they are turned) and the JPEG
     /// shrink-on-load hint.
-    func thumbnailPlan(_ request: ThumbnailRequest, at index: Int, allowUpscale: Bool) throws(MagickIOError)
-        -> (geometry: ThumbnailGeometry, stored: (width: Int, height: Int), hint: JPEGScale.Hint?) {
+    func thumbnailPlan(_ request: ThumbnailRequest, at index: Int, allowUpscale: Bool) throws(MagickIOError) -> ThumbnailPlan {
         try checkFrame(index)
         let header = frames[index]
         let geometry = request.geometry(width: header.orientedWidth, height: header.orientedHeight, allowUpscale: allowUpscale)
@@ -130,15 +142,20 @@ extension ImageSource {
     }
 
     /// The predicted bytes of that thumbnail, from the header alone, after the source's own limits
-    /// (``DecodingOptions``) have let it through: the decode's estimate and the resize's.
-    func thumbnailCost(_ request: ThumbnailRequest, at index: Int, allowUpscale: Bool) throws(MagickIOError) -> Int {
+    /// (``DecodingOptions``) have let it through: the decode's estimate and the resize's, or the
+    /// own path's (``streamPlan(_:at:options:)``) where the header lets the thumbnail go that way.
+    func thumbnailCost(_ request: ThumbnailRequest, at index: Int, allowUpscale: Bool,
+                       options: ThumbnailOptions = ThumbnailOptions()) throws(MagickIOError) -> Int {
         let plan = try thumbnailPlan(request, at: index, allowUpscale: allowUpscale)
+        if let stream = streamPlan(plan, at: index, options: options) {
+            try checkLimits(stream)
+            return stream.estimate.bytes
+        }
         try checkLimits(frame: index, jpegHint: plan.hint)
         return thumbnailEstimate(plan, at: index)
     }
 
-    func thumbnailEstimate(_ plan: (geometry: ThumbnailGeometry, stored: (width: Int, height: Int), hint: JPEGScale.Hint?),
-                           at index: Int) -> Int {
+    func thumbnailEstimate(_ plan: ThumbnailPlan, at index: Int) -> Int {
         let decode = estimate(frame: index, jpegHint: plan.hint)
         return decode.bytes.saturatingPlus(DecodeEstimate.resizeBytes(from: decode.width, to: plan.stored))
     }

@@ -83,7 +83,8 @@ public struct Thumbnailer: Sendable {
             let input = inputs[index]
             do throws(MagickIOError) {
                 let source = try await input.openSource(options: options)
-                let cost = try source.thumbnailCost(.maxPixelSize(maxPixelSize), at: frame, allowUpscale: allowUpscale)
+                let cost = try source.thumbnailCost(.maxPixelSize(maxPixelSize), at: frame, allowUpscale: allowUpscale,
+                                                    options: thumbnailOptions)
                 try await budget.acquire(cost)
                 defer { budget.release(cost) }
                 let image = try await source.asyncThumbnail(.maxPixelSize(maxPixelSize), at: frame, allowUpscale: allowUpscale,

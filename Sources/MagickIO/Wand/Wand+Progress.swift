@@ -4,13 +4,7 @@ import Foundation
 /// ImageMagick's progress callback: go on unless the `Interrupt` passed as client data says stop.
 private let progressMonitor: MagickProgressMonitor = { _, _, _, client in
     guard let client else { return MagickTrue }
-    let interrupt = Unmanaged<Interrupt>.fromOpaque(client).takeUnretainedValue()
-    interrupt.callbacks.add(1, ordering: .relaxed)
-    guard interrupt.stopReason == nil else {
-        interrupt.stopsByMonitor.add(1, ordering: .relaxed)
-        return MagickFalse
-    }
-    return MagickTrue
+    return Unmanaged<Interrupt>.fromOpaque(client).takeUnretainedValue().progressPoint() ? MagickTrue : MagickFalse
 }
 
 extension Wand {

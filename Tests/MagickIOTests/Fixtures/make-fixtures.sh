@@ -70,6 +70,15 @@ head -c "$(( $(stat -c %s photo.png) / 2 ))" photo.png > truncated.png
 # The photo as a progressive JPEG with 4:2:0 chroma.
 convert photo.jpg -interlace JPEG -sampling-factor 2x2,1x1,1x1 -quality 80 progressive.jpg
 
+# For MagickIO's own JPEG and PNG paths (and what they hand to ImageMagick): 4:4:4 chroma; grey
+# JPEG and PNG, and an interlaced PNG (ImageMagick's path); and, from a generator for exact
+# chunks, tRNS, gAMA, 16-bit alpha, a 4-bit palette and an Adobe marker.
+convert photo.png -sampling-factor 1x1 -quality 92 own-444.jpg
+convert photo.png -colorspace Gray -quality 90 own-gray.jpg
+convert photo.png -colorspace Gray own-gray.png
+convert photo.png -interlace PNG own-interlaced.png
+python3 ../../../scripts/own-path-fixtures.py .
+
 # An animation whose later frames are 8x8 patches on a 24x16 red canvas (no disposal): frame 2
 # as a viewer shows it is red with a blue patch at +4+4 and a lime one at +12+4. As GIF and as
 # lossless animated WebP.
@@ -86,6 +95,8 @@ work=$(mktemp -d)
 cc ../../../scripts/icc-profile.c -llcms2 -o "$work/icc-profile"
 "$work/icc-profile" adobe > "$work/adobe.icc"
 convert -size 32x32 'xc:rgb(60,180,90)' -profile "$work/adobe.icc" -quality 95 adobe-rgb.jpg
+# The photo as a PNG with that profile in an iCCP chunk (the pixels taken as Adobe RGB).
+convert photo.png +profile '*' -profile "$work/adobe.icc" own-icc.png
 rm -rf "$work"
 cp photo.jpg gps.jpg
 exiftool -q -overwrite_original -GPSLatitude=48.8584 -GPSLatitudeRef=N -GPSLongitude=2.2945 -GPSLongitudeRef=E gps.jpg

@@ -1,0 +1,99 @@
+#ifndef CCODECS_H
+#define CCODECS_H
+
+// MagickIO's own read paths for thumbnails: rows straight from libjpeg-turbo and libpng, the
+// libraries ImageMagick itself reads JPEG and PNG with. Each call catches the library's errors
+// (setjmp inside the call, never across Swift frames) and returns a status; the message of the
+// first error or warning is kept for the caller. Nothing here allocates more than the library's
+// own state, its row buffers and, for a progressive JPEG, libjpeg's coefficient buffer, which
+// `memory_limit` bounds.
+
+#include <stddef.h>
+#include <stdint.h>
+
+// ---- JPEG ------------------------------------------------------------------------------------
+
+typedef struct mio_jpeg mio_jpeg;
+
+typedef enum {
+    MIO_JPEG_OTHER = 0,
+    MIO_JPEG_GRAY = 1,
+    MIO_JPEG_YCBCR = 2,
+    MIO_JPEG_RGB = 3,
+    MIO_JPEG_CMYK = 4,
+    MIO_JPEG_YCCK = 5,
+} mio_jpeg_colorspace;
+
+typedef struct {
+    uint32_t width, height;       // as stored
+    int components;
+    mio_jpeg_colorspace colorspace;
+    int progressive;
+    int adobe;                    // an Adobe APP14 marker was seen
+    int arithmetic;               // arithmetic-coded
+    uint32_t output_width, output_height;  // after mio_jpeg_start: the scaled size
+    int output_components;        // after mio_jpeg_start: 3 (RGB) or 1 (grey)
+} mio_jpeg_info;
+
+// A polled callback: returns nonzero to stop (checked at libjpeg's progress points, including
+// within a progressive JPEG's scans).
+typedef int (*mio_stop_callback)(void *context);
+
+// NULL only when out of memory.
+mio_jpeg *mio_jpeg_create(size_t memory_limit, int max_scans, mio_stop_callback stop, void *context);
+void mio_jpeg_destroy(mio_jpeg *jpeg);
+// Reads the header from `data` (kept, not copied: it must outlive the decoder) or, when `data`
+// is NULL, from the file descriptor `fd` (read with pread from offset 0, 64 KiB at a time, so
+// that a big file is never held whole). 0 on success.
+int mio_jpeg_open(mio_jpeg *jpeg, const uint8_t *data, int fd, size_t size, mio_jpeg_info *info);
+// Starts decompression at scale_num/8 to RGB (or grey when `grey`), ISLOW DCT, fancy
+// upsampling; fills the output fields of `info`. 0 on success.
+int mio_jpeg_start(mio_jpeg *jpeg, int scale_num, int grey, mio_jpeg_info *info);
+// Reads up to `count` rows, `stride` bytes apart, into `rows`. The rows read, or -1 on error.
+int mio_jpeg_read(mio_jpeg *jpeg, uint8_t *rows, size_t stride, int count);
+// Finishes decompression (reads the rest of the file, whose warnings count too). 0 on success.
+int mio_jpeg_finish(mio_jpeg *jpeg);
+// The embedded ICC profile (APP2 markers, assembled), owned by the decoder, or NULL.
+const uint8_t *mio_jpeg_icc(mio_jpeg *jpeg, size_t *length);
+// The first error's or warning's message, or "".
+const char *mio_jpeg_message(const mio_jpeg *jpeg);
+int mio_jpeg_warnings(const mio_jpeg *jpeg);
+int mio_jpeg_stopped(const mio_jpeg *jpeg);
+
+// ---- PNG -------------------------------------------------------------------------------------
+
+typedef struct mio_png mio_png;
+
+typedef struct {
+    uint32_t width, height;
+    int bit_depth;                // as stored: 1, 2, 4, 8, 16
+    int color_type;               // PNG_COLOR_TYPE_*
+    int interlaced;
+    int has_trns;
+    int has_gama;
+    double gamma;                 // file gamma (gAMA), when has_gama
+    int has_srgb;                 // an sRGB chunk
+    int has_chrm;
+    int has_offs;                 // an oFFs chunk (ImageMagick makes it a page offset)
+    int channels;                 // after the transforms: 3 (RGB) or 4 (RGBA)
+    int bytes_per_sample;         // after the transforms: 1 or 2 (native-endian 16-bit)
+    size_t row_bytes;             // after the transforms
+} mio_png_info;
+
+mio_png *mio_png_create(size_t chunk_limit);
+void mio_png_destroy(mio_png *png);
+// Reads the signature and every chunk up to the first IDAT, from `data` or, when it is NULL,
+// from `fd` (as mio_jpeg_open). 0 on success.
+int mio_png_open(mio_png *png, const uint8_t *data, int fd, size_t size, mio_png_info *info);
+// Sets the transforms (palette and tRNS to RGBA, 16-bit kept native) and fills the output
+// fields of `info`. 0 on success.
+int mio_png_start(mio_png *png, mio_png_info *info);
+// Reads one row of `info.row_bytes`. 0 on success.
+int mio_png_read_row(mio_png *png, uint8_t *row);
+// Reads the chunks after the image data (CRCs and the zlib stream's end checked). 0 on success.
+int mio_png_finish(mio_png *png);
+const uint8_t *mio_png_icc(mio_png *png, size_t *length);
+const char *mio_png_message(const mio_png *png);
+int mio_png_warnings(const mio_png *png);
+
+#endif

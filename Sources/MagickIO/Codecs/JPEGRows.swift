@@ -1,0 +1,95 @@
+internal import CCodecs
+import Foundation
+
+/// A JPEG's rows through libjpeg-turbo, at a DCT scale of `k`/8, as ImageMagick's JPEG coder
+/// would decode them: YCbCr (or plain RGB) with three components only, ISLOW DCT, fancy
+/// upsampling. Anything else (CMYK, YCCK, grey, an Adobe marker), any warning and any error is a
+/// ``RowSourceFailure/fallback(_:)``: ImageMagick decodes the file instead.
+final class JPEGRows: RowSource {
+    private let decoder: OpaquePointer
+    private var info = mio_jpeg_info()
+    private let interrupt: Interrupt?
+    private(set) var width = 0
+    private(set) var height = 0
+    let channels = 3
+    private(set) var iccProfile: [UInt8]?
+    private var rowsRead = 0
+    /// One row of libjpeg's 8-bit output.
+    private var scratch: UnsafeMutablePointer<UInt8>?
+
+    /// The most scans a progressive JPEG may have (libjpeg-turbo's `djpeg -maxscans` advice):
+    /// each costs a pass over the whole coefficient buffer.
+    static let maxScans: Int32 = 1000
+
+    /// The header of `input` read, the file checked to be one this path decodes exactly, and
+    /// decompression started at `scale`/8. libjpeg may allocate at most `memoryLimit` bytes.
+    init(input: UnsafePointer<UInt8>?, descriptor: Int32, size: Int, scale: Int, memoryLimit: Int,
+         interrupt: Interrupt?) throws(RowSourceFailure) {
+        let stop: mio_stop_callback = { context in
+            guard let context else { return 0 }
+            return Unmanaged<Interrupt>.fromOpaque(context).takeUnretainedValue().progressPoint() ? 0 : 1
+        }
+        let context = interrupt.map { Unmanaged.passUnretained($0).toOpaque() }
+        guard let decoder = mio_jpeg_create(memoryLimit, Self.maxScans, interrupt == nil ? nil : stop, context) else {
+            throw .fallback("libjpeg could not start")
+        }
+        self.decoder = decoder
+        self.interrupt = interrupt
+        try check(mio_jpeg_open(decoder, input, descriptor, size, &info))
+        guard info.components == 3, info.colorspace == MIO_JPEG_YCBCR || info.colorspace == MIO_JPEG_RGB,
+              info.adobe == 0 else {
+            throw .fallback("a JPEG with \(info.components) components (colour space \(info.colorspace.rawValue), Adobe marker \(info.adobe))")
+        }
+        var length = 0
+        if let icc = mio_jpeg_icc(decoder, &length), length > 0 {
+            iccProfile = Array(UnsafeBufferPointer(start: icc, count: length))
+        }
+        try check(mio_jpeg_start(decoder, Int32(scale), 0, &info))
+        guard info.output_components == 3 else { throw .fallback("libjpeg gave \(info.output_components) components") }
+        width = Int(info.output_width)
+        height = Int(info.output_height)
+        scratch = .allocate(capacity: width * 3)
+    }
+
+    deinit {
+        mio_jpeg_destroy(decoder)
+        scratch?.deallocate()
+    }
+
+    func readRow(into row: UnsafeMutablePointer<Float>) throws(RowSourceFailure) {
+        guard let buffer = scratch else { throw .fallback("not started") }
+        let read = mio_jpeg_read(decoder, buffer, width * 3, 1)
+        if read != 1 { try check(-1) }
+        try checkWarnings()
+        SampleConversion.convert(buffer, count: width * 3, into: row)
+        rowsRead += 1
+    }
+
+    func finish() throws(RowSourceFailure) {
+        guard let buffer = scratch else { throw .fallback("not started") }
+        while rowsRead < height {
+            if mio_jpeg_read(decoder, buffer, width * 3, 1) != 1 { try check(-1) }
+            rowsRead += 1
+        }
+        try check(mio_jpeg_finish(decoder))
+        try checkWarnings()
+    }
+
+    private func checkWarnings() throws(RowSourceFailure) {
+        if mio_jpeg_warnings(decoder) > 0 {
+            throw .fallback("libjpeg warned: \(String(cString: mio_jpeg_message(decoder)))")
+        }
+    }
+
+    private func check(_ status: Int32) throws(RowSourceFailure) {
+        guard status != 0 else { return }
+        if mio_jpeg_stopped(decoder) != 0, let interrupt {
+            do throws(MagickIOError) {
+                try interrupt.check()
+            } catch {
+                throw .stopped(error)
+            }
+        }
+        throw .fallback("libjpeg: \(String(cString: mio_jpeg_message(decoder)))")
+    }
+}

@@ -1,0 +1,88 @@
+internal import CCodecs
+import Foundation
+
+/// A PNG's rows through libpng, one at a time, as ImageMagick's PNG coder would decode them:
+/// non-interlaced RGB, RGBA or palette images (palette and `tRNS` expanded to RGBA, 16-bit kept),
+/// whose gamma, if given, is sRGB's. Anything else (interlaced, grey, another gamma, an `oFFs`
+/// page offset), any warning and any error is a ``RowSourceFailure/fallback(_:)``: ImageMagick
+/// decodes the file instead.
+final class PNGRows: RowSource {
+    private let decoder: OpaquePointer
+    private var info = mio_png_info()
+    private(set) var width = 0
+    private(set) var height = 0
+    private(set) var channels = 3
+    private(set) var iccProfile: [UInt8]?
+    private var rowsRead = 0
+    /// One row as libpng gives it.
+    private var scratch: UnsafeMutableRawPointer?
+
+    /// The most bytes one ancillary chunk (iCCP, zTXt, ...) may decompress to: libpng's default.
+    static let chunkLimit = 8_000_000
+
+    init(input: UnsafePointer<UInt8>?, descriptor: Int32, size: Int) throws(RowSourceFailure) {
+        guard let decoder = mio_png_create(Self.chunkLimit) else { throw .fallback("libpng could not start") }
+        self.decoder = decoder
+        try check(mio_png_open(decoder, input, descriptor, size, &info))
+        let colour = info.color_type
+        // 2: RGB, 3: palette, 6: RGBA. Grey stays grey on ImageMagick's path.
+        guard colour == 2 || colour == 3 || colour == 6, info.interlaced == 0, info.has_offs == 0 else {
+            throw .fallback("a PNG of colour type \(colour), interlaced \(info.interlaced)")
+        }
+        // ImageMagick takes a gAMA other than sRGB's (1/2.2) as a colour space of its own (1.0 is
+        // linear RGB) and converts from it; an sRGB chunk overrides gAMA.
+        if info.has_gama != 0, info.has_srgb == 0, abs(info.gamma - 0.45455) > 0.00002 {
+            throw .fallback("a PNG with gamma \(info.gamma)")
+        }
+        var length = 0
+        if let icc = mio_png_icc(decoder, &length), length > 0 {
+            iccProfile = Array(UnsafeBufferPointer(start: icc, count: length))
+        }
+        try check(mio_png_start(decoder, &info))
+        try checkWarnings()
+        guard info.channels == 3 || info.channels == 4 else { throw .fallback("libpng gave \(info.channels) channels") }
+        width = Int(info.width)
+        height = Int(info.height)
+        channels = Int(info.channels)
+        scratch = .allocate(byteCount: max(info.row_bytes, 1), alignment: 16)
+    }
+
+    deinit {
+        mio_png_destroy(decoder)
+        scratch?.deallocate()
+    }
+
+    func readRow(into row: UnsafeMutablePointer<Float>) throws(RowSourceFailure) {
+        guard let scratch else { throw .fallback("not started") }
+        try check(mio_png_read_row(decoder, scratch.assumingMemoryBound(to: UInt8.self)))
+        try checkWarnings()
+        let count = width * channels
+        if info.bytes_per_sample == 2 {
+            SampleConversion.convert(scratch.assumingMemoryBound(to: UInt16.self), count: count, into: row)
+        } else {
+            SampleConversion.convert(scratch.assumingMemoryBound(to: UInt8.self), count: count, into: row)
+        }
+        rowsRead += 1
+    }
+
+    func finish() throws(RowSourceFailure) {
+        guard let scratch else { throw .fallback("not started") }
+        while rowsRead < height {
+            try check(mio_png_read_row(decoder, scratch.assumingMemoryBound(to: UInt8.self)))
+            rowsRead += 1
+        }
+        try check(mio_png_finish(decoder))
+        try checkWarnings()
+    }
+
+    private func checkWarnings() throws(RowSourceFailure) {
+        if mio_png_warnings(decoder) > 0 {
+            throw .fallback("libpng warned: \(String(cString: mio_png_message(decoder)))")
+        }
+    }
+
+    private func check(_ status: Int32) throws(RowSourceFailure) {
+        guard status != 0 else { return }
+        throw .fallback("libpng: \(String(cString: mio_png_message(decoder)))")
+    }
+}

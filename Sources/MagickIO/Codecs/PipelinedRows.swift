@@ -1,0 +1,170 @@
+import Foundation
+import Synchronization
+
+/// A ``RowSource`` decoded on a second thread, a few rows ahead of its reader: the decoder and the
+/// resampler then run on two cores at once (for one big image, when a core is idle; see
+/// ``DecodeActivity``). The rows pass through a ring of `slots` rows; the reader copies each out.
+///
+/// The decoder thread is always joined before the source can go away: by ``finish()``, which lets
+/// it read to the end, or by ``stop()`` (also run when the pipeline is released), which makes it
+/// stop at its next row.
+final class PipelinedRows: RowSource {
+    let width: Int
+    let height: Int
+    let channels: Int
+    let iccProfile: [UInt8]?
+    private let ring: Ring
+
+    init(_ source: RowSource, slots: Int = 32) {
+        width = source.width
+        height = source.height
+        channels = source.channels
+        iccProfile = source.iccProfile
+        ring = Ring(source: source, slots: slots)
+        let ring = ring
+        let thread = Thread { ring.produce() }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    deinit {
+        stop()
+    }
+
+    func readRow(into row: UnsafeMutablePointer<Float>) throws(RowSourceFailure) {
+        try ring.consume(into: row)
+    }
+
+    func finish() throws(RowSourceFailure) {
+        try ring.drain()
+    }
+
+    /// Stops the decoder thread at its next row and waits for it.
+    func stop() {
+        ring.abandon()
+    }
+
+    /// The state both threads share, under one lock.
+    private final class Ring: @unchecked Sendable {
+        let source: RowSource
+        let slots: Int
+        let rowLength: Int
+        let buffer: UnsafeMutablePointer<Float>
+        let condition = NSCondition()
+        var produced = 0
+        var consumed = 0
+        var draining = false
+        var abandoned = false
+        var ended = false
+        var failure: RowSourceFailure?
+        let done = DispatchSemaphore(value: 0)
+        var joined = false
+
+        init(source: RowSource, slots: Int) {
+            self.source = source
+            self.slots = slots
+            rowLength = source.width * source.channels
+            buffer = .allocate(capacity: slots * (rowLength + 1))
+        }
+
+        deinit {
+            buffer.deallocate()
+        }
+
+        func slot(_ y: Int) -> UnsafeMutablePointer<Float> { buffer + (y % slots) * (rowLength + 1) }
+
+        /// The decoder thread: every row into the ring, then the rest of the file.
+        func produce() {
+            var y = 0
+            var error: RowSourceFailure?
+            while y < source.height {
+                condition.lock()
+                while produced - consumed >= slots, !draining, !abandoned { condition.wait() }
+                let stop = abandoned
+                condition.unlock()
+                if stop { break }
+                do throws(RowSourceFailure) {
+                    try source.readRow(into: slot(y))
+                } catch let failed {
+                    error = failed
+                    break
+                }
+                condition.lock()
+                produced += 1
+                condition.broadcast()
+                condition.unlock()
+                y += 1
+            }
+            if error == nil, y == source.height {
+                do throws(RowSourceFailure) { try source.finish() } catch let failed { error = failed }
+            }
+            condition.lock()
+            failure = error
+            ended = true
+            condition.broadcast()
+            condition.unlock()
+            done.signal()
+        }
+
+        func consume(into row: UnsafeMutablePointer<Float>) throws(RowSourceFailure) {
+            condition.lock()
+            while produced <= consumed, !ended { condition.wait() }
+            guard produced > consumed else {
+                let failure = failure ?? .fallback("the decoder ended early")
+                condition.unlock()
+                throw failure
+            }
+            condition.unlock()
+            row.update(from: slot(consumed), count: rowLength)
+            condition.lock()
+            consumed += 1
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        func drain() throws(RowSourceFailure) {
+            condition.lock()
+            draining = true
+            condition.broadcast()
+            while !ended { condition.wait() }
+            let failure = failure
+            condition.unlock()
+            join()
+            if let failure { throw failure }
+        }
+
+        func abandon() {
+            condition.lock()
+            abandoned = true
+            condition.broadcast()
+            condition.unlock()
+            join()
+        }
+
+        private func join() {
+            condition.lock()
+            let wait = !joined
+            joined = true
+            condition.unlock()
+            if wait { done.wait() }
+        }
+    }
+}
+
+/// How many decodes MagickIO runs at this moment, process-wide: one big image pipelines its
+/// decoder and resampler on two threads only while fewer decodes than cores are running (a
+/// batch already keeps every core busy with one image each).
+enum DecodeActivity {
+    private static let running = Atomic<Int>(0)
+    static let cores = ProcessInfo.processInfo.activeProcessorCount
+
+    /// Set by tests to force the choice either way.
+    @TaskLocal static var idleCoreOverride: Bool?
+
+    /// Runs `body` counted as one decode; `body` learns whether another core is idle.
+    static func run<T, E: Error>(_ body: (_ idleCore: Bool) throws(E) -> T) throws(E) -> T {
+        let now = running.add(1, ordering: .relaxed).newValue
+        defer { running.subtract(1, ordering: .relaxed) }
+        return try body(idleCoreOverride ?? (now < cores))
+    }
+}

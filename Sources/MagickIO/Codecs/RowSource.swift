@@ -1,0 +1,72 @@
+import Foundation
+
+/// The rows of a picture from one of MagickIO's own decoders (``JPEGRows``, ``PNGRows``), top to
+/// bottom, as floats 0...1, RGB or RGBA with straight alpha: what a thumbnail streams into
+/// ``Resampler`` without the whole image ever being held.
+protocol RowSource: AnyObject {
+    /// The size the rows come at (a JPEG's after its DCT scale).
+    var width: Int { get }
+    var height: Int { get }
+    /// 3 (RGB) or 4 (RGBA).
+    var channels: Int { get }
+    /// The embedded ICC profile, if any.
+    var iccProfile: [UInt8]? { get }
+    /// Reads the next row, `width * channels` floats.
+    func readRow(into row: UnsafeMutablePointer<Float>) throws(RowSourceFailure)
+    /// Reads what is left of the file after the last row (and the rows nobody asked for), so that
+    /// damage at the end is seen as ImageMagick's decoder sees it.
+    func finish() throws(RowSourceFailure)
+}
+
+/// Why an own decoder did not deliver: the file is not one it takes exactly as ImageMagick would
+/// (then ImageMagick decodes it: the fallback), or the work was stopped.
+enum RowSourceFailure: Error {
+    /// Something ImageMagick's path handles: an unusual layout, a warning, an error. ImageMagick
+    /// decodes the file instead, under the same strictness, and reports what it finds.
+    case fallback(String)
+    /// Cancelled or past its time limit: the thumbnail stops.
+    case stopped(MagickIOError)
+}
+
+extension SourceBytes {
+    /// Runs `body` with what an own decoder reads from: the bytes in memory (valid during the
+    /// call), or a file descriptor and its size (read with `pread`, a chunk at a time).
+    func withDecoderInput<T, E: Error>(_ body: (UnsafePointer<UInt8>?, Int32, Int) throws(E) -> T) throws(E) -> T {
+        switch self {
+        case .file(let file):
+            return try withExtendedLifetime(file) { () throws(E) -> T in try body(nil, file.descriptor, file.size) }
+        case .memory(let data):
+            let result: Result<T, E> = data.withUnsafeBytes { raw in
+                guard let base = raw.baseAddress, raw.count > 0 else {
+                    return Result { () throws(E) -> T in try body(nil, -1, 0) }
+                }
+                return Result { () throws(E) -> T in try body(base.assumingMemoryBound(to: UInt8.self), -1, raw.count) }
+            }
+            return try result.get()
+        }
+    }
+}
+
+enum SampleConversion {
+    /// 8-bit samples to floats 0...1 (a table: exact, and as fast as the arithmetic).
+    static let unit8: [Float] = (0..<256).map { Float($0) / 255 }
+
+    static func convert(_ bytes: UnsafePointer<UInt8>, count: Int, into row: UnsafeMutablePointer<Float>) {
+        unit8.withUnsafeBufferPointer { table in
+            var i = 0
+            while i < count {
+                row[i] = table[Int(bytes[i])]
+                i += 1
+            }
+        }
+    }
+
+    /// Native-endian 16-bit samples to floats 0...1.
+    static func convert(_ samples: UnsafePointer<UInt16>, count: Int, into row: UnsafeMutablePointer<Float>) {
+        var i = 0
+        while i < count {
+            row[i] = Float(samples[i]) * (1 / 65535)
+            i += 1
+        }
+    }
+}

@@ -1,0 +1,134 @@
+// Step 3 of the thumbnail pipeline done MagickIO's own way where the file allows: a JPEG's rows
+// from libjpeg-turbo at the DCT scale the plan chooses, or a plain PNG's from libpng, flow
+// straight into the resampler, and only the thumbnail-sized result is ever held. Everything else,
+// and any file these decoders warn about, takes ImageMagick's path (the fallback), which then
+// applies the source's strictness and reports what it finds.
+
+/// How a thumbnail goes the own way: which decoder, at what size, at what cost.
+struct StreamPlan: Sendable {
+    /// JPEG: the DCT scale's numerator k (k/8); PNG: 8.
+    var scale: Int
+    /// The size the rows come at.
+    var decoded: (width: Int, height: Int)
+    var estimate: DecodeEstimate
+}
+
+extension ImageSource {
+    /// The own path's plan for frame `index`, or nil when its header already says ImageMagick
+    /// must decode it: not a lone JPEG of three components or a non-interlaced RGB, RGBA or
+    /// palette PNG, an enlargement, or metadata to keep (ImageMagick's path copies it).
+    func streamPlan(_ plan: ThumbnailPlan, at index: Int, options: ThumbnailOptions) -> StreamPlan? {
+        guard index == 0, count == 1, options.metadata == .stripAll, options.ownDecoders, let header else { return nil }
+        let stored = (width: header.width, height: header.height)
+        let decoded: (width: Int, height: Int)
+        let scale: Int
+        switch format {
+        case .jpeg where header.components == 3:
+            scale = JPEGScale.numerator(width: stored.width, height: stored.height, target: plan.stored)
+            decoded = JPEGScale.scaledSize(width: stored.width, height: stored.height, numerator: scale)
+        case .png where !header.isInterlaced && header.components >= 3:
+            scale = 8
+            decoded = stored
+        default:
+            return nil
+        }
+        guard plan.stored.width <= decoded.width, plan.stored.height <= decoded.height else { return nil }
+        let estimate = DecodeEstimate.streamed(format: format, header: header, stored: stored, decoded: decoded,
+                                               output: plan.stored)
+        return StreamPlan(scale: scale, decoded: decoded, estimate: estimate)
+    }
+
+    /// Refuses the own path's decode as ``checkLimits(frame:jpegHint:)`` refuses ImageMagick's:
+    /// the pixel count as stored, the estimate against the budget, the decoded size against the
+    /// process's width and height limits.
+    func checkLimits(_ stream: StreamPlan) throws(MagickIOError) {
+        guard let header else { return }
+        let pixels = header.width.saturatingTimes(header.height)
+        if pixels > decodingOptions.maxPixelCount {
+            throw MagickIOError.limit("maxPixelCount", requested: pixels, limit: decodingOptions.maxPixelCount,
+                                      "\(header.width)x\(header.height) is \(pixels) pixels")
+        }
+        if stream.estimate.bytes > decodingOptions.memoryBudget {
+            throw MagickIOError.limit("memoryBudget", requested: stream.estimate.bytes, limit: decodingOptions.memoryBudget,
+                                      "decoding \(header.width)x\(header.height) at \(stream.decoded.width)x\(stream.decoded.height) needs about \(stream.estimate.bytes >> 20) MiB")
+        }
+        let process = ResourceLimits.current
+        for (name, requested, limit) in [("width", stream.decoded.width, process.width), ("height", stream.decoded.height, process.height)]
+        where requested > limit {
+            throw MagickIOError.limit(name, requested: requested, limit: limit,
+                                      "decoding at \(stream.decoded.width)x\(stream.decoded.height) exceeds ImageMagick's \(name) limit")
+        }
+    }
+
+    /// The thumbnail through the own path, or nil when the decoder hands the file to ImageMagick
+    /// (``RowSourceFailure/fallback(_:)``). Throws when the limits refuse it, or when it was
+    /// cancelled or ran past its time limit.
+    func streamedThumbnail(_ plan: ThumbnailPlan, _ stream: StreamPlan, orientation: Orientation,
+                           options: ThumbnailOptions, interrupt: Interrupt?) throws(MagickIOError) -> Image? {
+        try checkLimits(stream)
+        let format = format
+        let resolution = frames[0].resolution
+        return try withInterruptibleWand(interrupt) { wand, interrupt throws(MagickIOError) -> Image? in
+            let decoded: Result<Image.Decoder, RowSourceFailure> = bytes.withDecoderInput { input, descriptor, size in
+                Result { () throws(RowSourceFailure) -> Image.Decoder in
+                    try DecodeActivity.run { idleCore throws(RowSourceFailure) in
+                        let decoder: RowSource = format == .jpeg
+                            ? try JPEGRows(input: input, descriptor: descriptor, size: size, scale: stream.scale,
+                                           memoryLimit: decodingOptions.memoryBudget, interrupt: interrupt)
+                            : try PNGRows(input: input, descriptor: descriptor, size: size)
+                        // A big image on an otherwise idle machine: decode on a second core.
+                        let pipelined = idleCore && stream.decoded.width.saturatingTimes(stream.decoded.height) >= Self.pipelineThreshold
+                            ? PipelinedRows(decoder) : nil
+                        defer { pipelined?.stop() }  // joined before the input goes away
+                        let rows = pipelined ?? decoder
+                        try streamRows(rows, into: wand, size: plan.stored, expected: stream.decoded, interrupt: interrupt)
+                        if let icc = rows.iccProfile {
+                            wand.setProfile("icc", icc)
+                        }
+                    }
+                    return format == .jpeg ? .libjpeg : .libpng
+                }
+            }
+            switch decoded {
+            case .failure(.stopped(let error)):
+                throw error
+            case .failure(.fallback):
+                return nil
+            case .success(let decoder):
+                try wand.describe(format: format, resolution: resolution)
+                return try buildThumbnail(wand, plan.geometry, stored: plan.stored, orientation: orientation,
+                                          options: options, warnings: headerWarnings, decoder: decoder)
+            }
+        }
+    }
+
+    /// The decoded size (in pixels) from which a thumbnail decodes on a second thread when a core
+    /// is idle: below it, starting the thread costs about what it saves.
+    static let pipelineThreshold = 1_000_000
+
+    /// Resamples every row of `rows` to `size` into a new image in `wand`.
+    private func streamRows(_ rows: RowSource, into wand: Wand, size: (width: Int, height: Int),
+                            expected: (width: Int, height: Int), interrupt: Interrupt?) throws(RowSourceFailure) {
+        guard rows.width == expected.width, rows.height == expected.height else {
+            throw .fallback("the decoder gave \(rows.width)x\(rows.height), the header \(expected.width)x\(expected.height)")
+        }
+        let map = rows.channels == 4 ? "RGBA" : "RGB"
+        do throws(MagickIOError) {
+            try wand.newImage(width: size.width, height: size.height, alpha: rows.channels == 4)
+        } catch {
+            throw .fallback(error.description)
+        }
+        try Resampler.stream(
+            input: (rows.width, rows.height), output: size, channels: rows.channels,
+            read: { (_, row) throws(RowSourceFailure) in try rows.readRow(into: row) },
+            write: { (y, row) throws(RowSourceFailure) in
+                do throws(MagickIOError) { try wand.importRow(y, row, map: map) } catch { throw .fallback(error.description) }
+            },
+            progress: { (_, _) throws(RowSourceFailure) in
+                guard let interrupt, !interrupt.progressPoint() else { return }
+                do throws(MagickIOError) { try interrupt.check() } catch { throw .stopped(error) }
+                throw .stopped(MagickIOError(.cancelled, "the operation was cancelled"))
+            })
+        try rows.finish()
+    }
+}

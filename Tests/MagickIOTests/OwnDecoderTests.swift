@@ -1,0 +1,204 @@
+import Foundation
+import Testing
+@_spi(Benchmarks) @testable import MagickIO
+
+/// MagickIO's own JPEG and PNG paths (libjpeg-turbo and libpng rows streamed into the resampler)
+/// held to ImageMagick's path on the same files: the same size, orientation, colours, alpha,
+/// warnings and errors; and everything they do not take exactly handed to ImageMagick.
+@Suite("Own JPEG and PNG decoders")
+struct OwnDecoderTests {
+    static let imageMagickOnly: ThumbnailOptions = {
+        var options = ThumbnailOptions()
+        options.ownDecoders = false
+        return options
+    }()
+
+    /// Files the own paths take: baseline and progressive JPEG, 4:2:0 and 4:4:4, an Adobe RGB
+    /// profile, every EXIF orientation; 8-bit RGB and RGBA PNG, 16-bit RGBA, a 4-bit palette with
+    /// tRNS, RGB with a tRNS colour, sRGB's gAMA, an iCCP profile, a raw-profile orientation.
+    static let taken: [(String, Image.Decoder)] =
+        ["photo.jpg", "progressive.jpg", "own-444.jpg", "adobe-rgb.jpg", "jpeg-broken-xmp.jpg"].map { ($0, .libjpeg) }
+        + (1...8).map { ("orient-\($0).jpg", .libjpeg) }
+        + ["photo.png", "alpha.png", "quadrants.png", "own-rgba16.png", "own-palette-trns.png", "own-rgb-trns.png",
+           "own-gamma-srgb.png", "own-icc.png", "png-raw-exif-6.png"].map { ($0, .libpng) }
+        + (1...8).map { ("orient-\($0).png", .libpng) }
+
+    /// Files handed to ImageMagick: CMYK, grey, an Adobe marker, interlaced PNG, a linear gAMA,
+    /// and files a decoder warns about.
+    static let handedOver = ["cmyk.jpg", "own-gray.jpg", "own-adobe.jpg", "jpeg-extraneous-bytes.jpg",
+                             "jpeg-gray-broken-icc.jpg", "own-gray.png", "own-interlaced.png", "own-gamma-linear.png",
+                             "png-idat-extra.png", "png-trns-invalid.png", "png-text-crc.png", "png-iccp-crc.png"]
+
+    @Test("a thumbnail through the own path matches ImageMagick's path", arguments: taken)
+    func matchesImageMagick(name: String, decoder: Image.Decoder) throws {
+        let source = try Fixture.source(name)
+        let side = max(source.frames[0].orientedWidth, source.frames[0].orientedHeight)
+        for size in Set([16, side / 3, side / 2 + 1, side]) where size >= 1 {
+            let own = try source.thumbnail(maxPixelSize: size)
+            let magick = try source.thumbnail(maxPixelSize: size, options: Self.imageMagickOnly)
+            #expect(own.decoder == decoder, "\(name) at \(size)")
+            #expect(magick.decoder == .imageMagick)
+            try expectSame(own, magick, "\(name) at \(size)")
+        }
+    }
+
+    @Test("what the own paths do not take exactly goes to ImageMagick, with its result", arguments: handedOver)
+    func handsOver(name: String) throws {
+        let source = try Fixture.source(name)
+        let own = try source.thumbnail(maxPixelSize: 40)
+        let magick = try source.thumbnail(maxPixelSize: 40, options: Self.imageMagickOnly)
+        #expect(own.decoder == .imageMagick, "\(name)")
+        try expectSame(own, magick, name)
+    }
+
+    @Test("damage is refused, or accepted with the same warnings, exactly as on ImageMagick's path",
+          arguments: ["truncated.jpg", "jpeg-bad-huffman.jpg", "png-zlib-broken.png"], [Strictness.refuseDamage, .acceptPartial])
+    func damage(name: String, strictness: Strictness) throws {
+        let source = try ImageSource(url: Fixture.url(name), options: DecodingOptions(strictness: strictness))
+        let own = Result { () throws(MagickIOError) -> Image in try source.thumbnail(.maxPixelSize(40), at: 0, allowUpscale: false, options: ThumbnailOptions(), interrupt: nil) }
+        let magick = Result { () throws(MagickIOError) -> Image in try source.thumbnail(.maxPixelSize(40), at: 0, allowUpscale: false, options: Self.imageMagickOnly, interrupt: nil) }
+        switch (own, magick) {
+        case (.success(let own), .success(let magick)):
+            #expect(strictness == .acceptPartial, "\(name) thumbnailed under \(strictness)")
+            #expect(own.decoder == .imageMagick)
+            #expect(!own.warnings.isEmpty && own.warnings == magick.warnings)
+            try expectSame(own, magick, name)
+        case (.failure(let own), .failure(let magick)):
+            #expect(own.kind == magick.kind && own.kind == .corruptImage)
+            #expect(own.message == magick.message)
+        default:
+            Issue.record("\(name): own path \(own), ImageMagick's \(magick)")
+        }
+    }
+
+    @Test("the header's own warnings (a corrupt XMP packet) are the thumbnail's, as on ImageMagick's path")
+    func headerWarnings() throws {
+        let source = try Fixture.source("jpeg-broken-xmp.jpg")
+        let own = try source.thumbnail(maxPixelSize: 32)
+        #expect(own.decoder == .libjpeg)
+        #expect(!own.warnings.isEmpty)
+        #expect(own.warnings == (try source.thumbnail(maxPixelSize: 32, options: Self.imageMagickOnly)).warnings)
+    }
+
+    @Test("an Adobe RGB profile is converted to sRGB on the own path, or kept on request")
+    func colourProfile() throws {
+        let source = try Fixture.source("adobe-rgb.jpg")
+        let converted = try source.thumbnail(maxPixelSize: 16)
+        #expect(converted.decoder == .libjpeg)
+        // (60, 180, 90) in Adobe RGB is about (0, 181, 83) in sRGB (Little CMS, perceptual).
+        let pixel = try converted.pixels(.rgba8).rgba(x: 8, y: 8)
+        #expect(pixel.r <= 12 && abs(Int(pixel.g) - 181) <= 4 && abs(Int(pixel.b) - 83) <= 4, "\(pixel)")
+        let kept = try source.thumbnail(maxPixelSize: 16, options: ThumbnailOptions(colorProfile: .keep))
+        #expect(kept.decoder == .libjpeg)
+        let raw = try kept.pixels(.rgba8).rgba(x: 8, y: 8)
+        #expect(abs(Int(raw.r) - 60) <= 3 && abs(Int(raw.g) - 180) <= 3 && abs(Int(raw.b) - 90) <= 3, "\(raw)")
+    }
+
+    @Test("the thumbnail keeps the file's resolution and names its format, as ImageMagick's does")
+    func description() throws {
+        for name in ["photo.jpg", "photo.png", "own-rgba16.png"] {
+            let source = try Fixture.source(name)
+            let own = try source.thumbnail(maxPixelSize: 50)
+            let magick = try source.thumbnail(maxPixelSize: 50, options: Self.imageMagickOnly)
+            #expect(own.decoder != .imageMagick)
+            #expect(own.properties.resolution == magick.properties.resolution, "\(name)")
+            #expect(own.properties.format == magick.properties.format, "\(name)")
+            #expect(own.properties.hasAlpha == magick.properties.hasAlpha, "\(name)")
+        }
+    }
+
+    @Test("metadata kept, enlargements and frames other than the first take ImageMagick's path")
+    func notTaken() throws {
+        let source = try Fixture.source("gps.jpg")
+        #expect(try source.thumbnail(maxPixelSize: 50, options: ThumbnailOptions(metadata: .keepAll)).decoder == .imageMagick)
+        #expect(try source.thumbnail(maxPixelSize: 50).decoder == .libjpeg)
+        #expect(try source.thumbnail(maxPixelSize: 640, allowUpscale: true).decoder == .imageMagick)
+    }
+
+    @Test("the DCT scale is the smallest that keeps twice the thumbnail on each axis")
+    func scaleRule() {
+        #expect(JPEGScale.numerator(width: 4000, height: 3000, target: (256, 192)) == 2)   // 1000x750
+        #expect(JPEGScale.numerator(width: 4000, height: 3000, target: (250, 187)) == 1)   // 500x375
+        #expect(JPEGScale.numerator(width: 4000, height: 3000, target: (250, 188)) == 2)
+        #expect(JPEGScale.numerator(width: 6000, height: 4000, target: (1024, 683)) == 3)  // 2250x1500
+        #expect(JPEGScale.numerator(width: 12000, height: 8334, target: (256, 178)) == 1)  // 1500x1042
+        #expect(JPEGScale.numerator(width: 300, height: 200, target: (256, 171)) == 8)
+        #expect(JPEGScale.scaledSize(width: 4001, height: 3001, numerator: 1) == (501, 376))
+    }
+
+    @Test("rows decoded on a second thread are the same rows; a failure and a stop reach the reader")
+    func pipelinedRows() throws {
+        func withJPEG(_ name: String, _ body: (() throws -> JPEGRows) throws -> Void) throws {
+            let data = try Fixture.data(name)
+            try data.withUnsafeBytes { raw in
+                let base = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                try body { try JPEGRows(input: base, descriptor: -1, size: raw.count, scale: 8, memoryLimit: 64 << 20, interrupt: nil) }
+            }
+        }
+        try withJPEG("photo.jpg") { open in
+            let direct = try open(), piped = PipelinedRows(try open(), slots: 3)
+            #expect(piped.width == 320 && piped.height == 240 && piped.channels == 3)
+            var a = [Float](repeating: 0, count: 320 * 3 + 1), b = a
+            for _ in 0..<direct.height {
+                try direct.readRow(into: &a)
+                try piped.readRow(into: &b)
+                #expect(a == b)
+            }
+            try direct.finish()
+            try piped.finish()
+            // A second pipeline stopped after two rows: its thread is joined, nothing is left running.
+            let stopped = PipelinedRows(try open(), slots: 2)
+            try stopped.readRow(into: &a)
+            try stopped.readRow(into: &a)
+            stopped.stop()
+        }
+        // truncated.jpg: libjpeg's warning at the end of the data reaches the reader as a fallback.
+        try withJPEG("truncated.jpg") { open in
+            let piped = PipelinedRows(try open())
+            var row = [Float](repeating: 0, count: piped.width * 3 + 1)
+            var failure: RowSourceFailure?
+            do throws(RowSourceFailure) {
+                for _ in 0..<piped.height { try piped.readRow(into: &row) }
+                try piped.finish()
+            } catch {
+                failure = error
+            }
+            guard case .fallback(let reason) = failure else {
+                Issue.record("no fallback: \(String(describing: failure))")
+                return
+            }
+            #expect(reason.contains("libjpeg"), "\(reason)")
+        }
+    }
+
+    @Test("a thumbnail decoded on two threads is the one decoded on one", arguments: ["jpeg", "png"])
+    func pipelinedThumbnail(format: String) throws {
+        let url = format == "jpeg"
+            ? try LargeImages.cached("12mp.jpg") { try LargeImages.writeJPEG(to: $0, width: 4000, height: 3000, quality: 90) }
+            : try LargeImages.cached("12mp-rgba.png") { try LargeImages.writePNG(to: $0, width: 4000, height: 3000, alpha: true) }
+        let source = try ImageSource(url: url)
+        let two = try DecodeActivity.$idleCoreOverride.withValue(true) { try source.thumbnail(maxPixelSize: 1024) }
+        let one = try DecodeActivity.$idleCoreOverride.withValue(false) { try source.thumbnail(maxPixelSize: 1024) }
+        #expect(two.decoder != .imageMagick && two.decoder == one.decoder)
+        #expect(try two.pixels(.rgba8) == one.pixels(.rgba8))
+        let magick = try source.thumbnail(maxPixelSize: 1024, options: Self.imageMagickOnly)
+        try expectSame(two, magick, url.lastPathComponent)
+    }
+
+    // MARK: - Helpers
+
+    private func expectSame(_ own: Image, _ magick: Image, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(own.width == magick.width && own.height == magick.height, "\(what): \(own.width)x\(own.height) vs \(magick.width)x\(magick.height)", sourceLocation: sourceLocation)
+        #expect(own.orientation == magick.orientation, sourceLocation: sourceLocation)
+        #expect(own.properties.hasAlpha == magick.properties.hasAlpha, "\(what): alpha", sourceLocation: sourceLocation)
+        guard own.width == magick.width, own.height == magick.height else { return }
+        let a = try own.pixels(.rgba8), b = try magick.pixels(.rgba8)
+        var sum = 0.0
+        for i in a.bytes.indices {
+            let d = Double(Int(a.bytes[i]) - Int(b.bytes[i])) / 255
+            sum += d * d
+        }
+        let rmse = (sum / Double(a.bytes.count)).squareRoot()
+        #expect(rmse < 0.01, "\(what): RMSE \(rmse)", sourceLocation: sourceLocation)
+    }
+}
