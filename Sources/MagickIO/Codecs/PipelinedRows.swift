@@ -151,9 +151,9 @@ final class PipelinedRows: RowSource {
     }
 }
 
-/// How many decodes MagickIO runs at this moment, process-wide: one big image pipelines its
-/// decoder and resampler on two threads only while fewer decodes than cores are running (a
-/// batch already keeps every core busy with one image each).
+/// How many decodes MagickIO runs at this moment, process-wide (its own paths' and ImageMagick's):
+/// one big image pipelines its decoder and resampler on two threads only while fewer decodes than
+/// cores are running (a batch already keeps every core busy with one image each).
 enum DecodeActivity {
     private static let running = Atomic<Int>(0)
     static let cores = ProcessInfo.processInfo.activeProcessorCount

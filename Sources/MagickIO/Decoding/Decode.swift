@@ -60,7 +60,9 @@ extension ImageSource {
         try checkLimits(frame: index, jpegHint: jpegHint)
         let cacheBytes = estimate(frame: index, jpegHint: jpegHint).cacheBytes
         let attempt = { () throws(MagickIOError) -> T in
-            try self.decode(frame: index, jpegHint: jpegHint, interrupt: interrupt, cacheBytes: cacheBytes, body)
+            try DecodeActivity.run { _ throws(MagickIOError) in
+                try self.decode(frame: index, jpegHint: jpegHint, interrupt: interrupt, cacheBytes: cacheBytes, body)
+            }
         }
         do {
             return try CacheGate.shared.shared(attempt)

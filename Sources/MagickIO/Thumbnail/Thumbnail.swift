@@ -61,6 +61,8 @@ extension ImageSource {
         // 3. Decode at the shrink-on-load scale (checked against the limits first): a JPEG or a
         //    plain PNG streams its rows from libjpeg-turbo or libpng straight into the resampler
         //    (resizing as it decodes), and what those decoders leave to it ImageMagick decodes.
+        //    One interrupt for both, so that a time limit covers the two together.
+        let interrupt = interrupt ?? decodingOptions.timeLimit.map { Interrupt(timeLimit: $0) }
         if let stream = streamPlan(plan, at: index, options: options),
            let image = try streamedThumbnail(plan, stream, orientation: frames[index].orientation, options: options,
                                              interrupt: interrupt) {
