@@ -106,6 +106,9 @@ def main():
             pool.apply_async(write, ("photo-100mp-progressive.jpg", (12000, 8334), 1002),
                              dict(format="JPEG", quality=90, progressive=True)),
             pool.apply_async(write, ("photo-25mp-rgba.png", (6000, 4200), 1003), dict(format="PNG", compress_level=3)),
+            # The photo apps' case: a 100 MP RGBA PNG, whose whole decode ImageMagick's coder
+            # needs about 800 MB for.
+            pool.apply_async(write, ("photo-100mp-rgba.png", (12000, 8334), 1004), dict(format="PNG", compress_level=3)),
         ]
         for job in jobs:
             job.get()

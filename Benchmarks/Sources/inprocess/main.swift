@@ -1,36 +1,39 @@
-// In-process timing of ImageSource.thumbnail: `inprocess MAX REPEAT FILE... [--png] [--embedded]`.
+// In-process timing of ImageSource.thumbnail:
+// `inprocess MAX REPEAT FILE... [--png] [--embedded] [--imagemagick]`.
 // Per file: one untimed warm-up, then REPEAT runs of open + thumbnail + encode to memory (JPEG q85,
-// or PNG with --png; with --embedded an embedded thumbnail may serve, `.ifAbsent`); prints the
-// median ms and the output size, or the error. Then peak RSS.
+// or PNG with --png; with --embedded an embedded thumbnail may serve, `.ifAbsent`; with
+// --imagemagick MagickIO's own JPEG/PNG decoders are off); prints the median ms, the output size
+// and the decoder that made the pixels, or the error. Then peak RSS.
 import Foundation
-import MagickIO
+@_spi(Benchmarks) import MagickIO
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 let png = arguments.contains("--png")
-let options = ThumbnailOptions(embedded: arguments.contains("--embedded") ? .ifAbsent : .never)
-arguments.removeAll { $0 == "--png" || $0 == "--embedded" }
+var options = ThumbnailOptions(embedded: arguments.contains("--embedded") ? .ifAbsent : .never)
+options.ownDecoders = !arguments.contains("--imagemagick")
+arguments.removeAll { $0 == "--png" || $0 == "--embedded" || $0 == "--imagemagick" }
 guard arguments.count >= 3, let maxPixelSize = Int(arguments[0]), let repeats = Int(arguments[1]) else {
-    FileHandle.standardError.write(Data("usage: inprocess MAX REPEAT FILE... [--png] [--embedded]\n".utf8))
+    FileHandle.standardError.write(Data("usage: inprocess MAX REPEAT FILE... [--png] [--embedded] [--imagemagick]\n".utf8))
     exit(2)
 }
 var failed = false
 for path in arguments.dropFirst(2) {
-    func run() throws -> (Int, Int) {
+    func run() throws -> (Int, Int, String) {
         let thumb = try ImageSource(url: URL(fileURLWithPath: path)).thumbnail(maxPixelSize: maxPixelSize, options: options)
         _ = try thumb.encoded(as: png ? .png : .jpeg(quality: 85))
-        return (thumb.width, thumb.height)
+        return (thumb.width, thumb.height, thumb.decoderName)
     }
     do {
         _ = try run()
         var times: [Double] = []
-        var size = (0, 0)
+        var size = (0, 0, "")
         for _ in 0..<repeats {
             let start = DispatchTime.now().uptimeNanoseconds
             size = try run()
             times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
         }
         times.sort()
-        print(String(format: "%@\t%.1f ms\t%dx%d", path, times[times.count / 2], size.0, size.1))
+        print(String(format: "%@\t%.1f ms\t%dx%d %@", path, times[times.count / 2], size.0, size.1, size.2))
     } catch let error as MagickIOError {
         print("\(path)\terror: \(error.kind): \(error.message)")
         failed = true

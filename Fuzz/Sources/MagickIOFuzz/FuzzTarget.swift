@@ -1,6 +1,6 @@
 import CLibFuzzer
 import Foundation
-import MagickIO
+@_spi(Benchmarks) import MagickIO
 
 /// The fuzzer's own `main`, which hands over to libFuzzer's driver with the usual libFuzzer command
 /// line. libFuzzer's own `main` cannot be used: SwiftPM links every executable with `main` aliased
@@ -19,7 +19,9 @@ enum Driver {
 /// libFuzzer's entry point: MagickIO's public API over arbitrary bytes, as an upload would reach it.
 ///
 /// Each input is opened with `ImageSource(data:)`, the properties of its first four frames are read,
-/// and a 64-pixel thumbnail is made, from the picture and from any thumbnail the file embeds.
+/// a 48-pixel thumbnail is made through MagickIO's own JPEG/PNG decoders and through ImageMagick's
+/// (their sizes must agree), and a 64-pixel thumbnail, from the picture and from any thumbnail the
+/// file embeds.
 /// `MagickIOError`s of the kinds untrusted input may produce are the expected outcome and are
 /// swallowed; anything else ends the process so that libFuzzer keeps the input: a crash or
 /// sanitizer report (by itself), an error kind that bad input must never cause, or a thumbnail of
@@ -35,6 +37,15 @@ public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             guard properties.pixelWidth > 0, properties.pixelHeight > 0 else {
                 fatalError("frame \(index) of a \(source.format) source is \(properties.pixelWidth)x\(properties.pixelHeight)")
             }
+        }
+        // MagickIO's own JPEG and PNG decoders against ImageMagick's on the same bytes: where both
+        // make a thumbnail, it has the same size (the own paths hand anything unusual over).
+        var imageMagickOnly = ThumbnailOptions()
+        imageMagickOnly.ownDecoders = false
+        let own = try? source.thumbnail(maxPixelSize: 48)
+        let magick = try? source.thumbnail(maxPixelSize: 48, options: imageMagickOnly)
+        if let own, let magick, own.width != magick.width || own.height != magick.height {
+            fatalError("\(source.format): \(own.decoderName) made \(own.width)x\(own.height), ImageMagick \(magick.width)x\(magick.height)")
         }
         // The picture itself, then whatever thumbnail the file carries (EXIF's JPEG, a HEIF item).
         for embedded in [ThumbnailOptions.EmbeddedThumbnail.never, .always] {
