@@ -115,7 +115,7 @@ struct OwnDecoderTests {
         #expect(try source.thumbnail(maxPixelSize: 640, allowUpscale: true).decoder == .imageMagick)
     }
 
-    @Test("the DCT scale is the smallest that keeps twice the thumbnail on each axis")
+    @Test("the DCT scale is the smallest of ImageMagick's that keeps twice the thumbnail on each axis")
     func scaleRule() {
         #expect(JPEGScale.numerator(width: 4000, height: 3000, target: (256, 192)) == 2)   // 1000x750
         #expect(JPEGScale.numerator(width: 4000, height: 3000, target: (250, 187)) == 1)   // 500x375
@@ -123,6 +123,16 @@ struct OwnDecoderTests {
         #expect(JPEGScale.numerator(width: 6000, height: 4000, target: (1024, 683)) == 3)  // 2250x1500
         #expect(JPEGScale.numerator(width: 12000, height: 8334, target: (256, 178)) == 1)  // 1500x1042
         #expect(JPEGScale.numerator(width: 300, height: 200, target: (256, 171)) == 8)
+        // 5/8 would do (142x94) but ImageMagick's path cannot reach it: both decode whole.
+        #expect(JPEGScale.numerator(width: 227, height: 149, target: (64, 42)) == 8)
+        // Both paths pick the same scale.
+        for (width, height, target) in [(4000, 3000, (256, 192)), (6000, 4000, (1024, 683)), (227, 149, (64, 42)), (1000, 1000, (300, 300))] {
+            let hint = JPEGScale.hint(width: width, height: height, target: target)
+            let imageMagick = hint.map { JPEGScale.decodedSize(width: width, height: height, hint: $0) } ?? (width, height)
+            let own = JPEGScale.scaledSize(width: width, height: height,
+                                           numerator: JPEGScale.numerator(width: width, height: height, target: target))
+            #expect(own == imageMagick, "\(width)x\(height) -> \(target)")
+        }
         #expect(JPEGScale.scaledSize(width: 4001, height: 3001, numerator: 1) == (501, 376))
     }
 
