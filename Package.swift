@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(
             name: "MagickIOTests",
             dependencies: ["MagickIO", "CTestCodecs"],
-            exclude: ["Fixtures/make-fixtures.sh"],
+            exclude: ["Fixtures/make-fixtures.sh", "Fixtures/make-thumbhash-references.py"],
             resources: [.copy("Fixtures")]
         ),
     ]
