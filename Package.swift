@@ -37,7 +37,7 @@ let package = Package(
         ),
         .target(
             name: "ExampleSupport",
-            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["MagickIO", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/Shared"
         ),
         .executableTarget(
