@@ -7,10 +7,13 @@ let package = Package(
         .library(name: "MagickIO", targets: ["MagickIO"]),
         .executable(name: "thumbnail", targets: ["thumbnail"]),
         .executable(name: "imageinfo", targets: ["imageinfo"]),
+        .executable(name: "gallery", targets: ["gallery"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
+        // The gallery example and its tests only; the library never depends on it.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -60,6 +63,17 @@ let package = Package(
             ],
             path: "Examples/imageinfo"
         ),
+        // MagickIO in a web service: the samples (or DIR) as a page, thumbnails on demand, uploads.
+        .executableTarget(
+            name: "gallery",
+            dependencies: [
+                "MagickIO",
+                "ExampleSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Examples/gallery"
+        ),
         // The stress workload, run by StressTests in a process of its own.
         .executableTarget(
             name: "StressRunner",
@@ -80,7 +94,10 @@ let package = Package(
         ),
         .testTarget(
             name: "MagickIOTests",
-            dependencies: ["MagickIO", "CTestCodecs"],
+            dependencies: [
+                "MagickIO", "CTestCodecs", "gallery",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             exclude: ["Fixtures/make-fixtures.sh", "Fixtures/make-thumbhash-references.py"],
             resources: [.copy("Fixtures")]
         ),
