@@ -21,9 +21,13 @@ public struct ThumbHash: Sendable, Hashable, CustomStringConvertible {
 
     /// A colour with straight alpha, each component in 0...1.
     public struct Color: Sendable, Hashable {
+        /// Red, 0...1 (sRGB-encoded, as the pixels were).
         public var red: Double
+        /// Green, 0...1.
         public var green: Double
+        /// Blue, 0...1.
         public var blue: Double
+        /// Opacity, 0 (transparent) ... 1 (opaque).
         public var alpha: Double
     }
 
@@ -45,6 +49,7 @@ public struct ThumbHash: Sendable, Hashable, CustomStringConvertible {
         Data(bytes).base64EncodedString()
     }
 
+    /// The ``base64`` form.
     public var description: String { base64 }
 
     /// Whether the picture has transparent parts.
