@@ -1,6 +1,7 @@
 import ExampleSupport
 import Foundation
 import Hummingbird
+import Logging
 import MagickIO
 import NIOCore
 
@@ -21,18 +22,24 @@ struct Gallery: Sendable {
         self.uploads = uploads
     }
 
+    /// The service on `address`: HTTP/1.1 with a ``HangUpWatcher`` on each connection.
+    func application(address: BindAddress, logger: Logger? = nil) -> some ApplicationProtocol {
+        Application(router: router(), server: .http1(configuration: .init(additionalChannelHandlers: [HangUpWatcher()])),
+                    configuration: .init(address: address, serverName: "gallery"), logger: logger)
+    }
+
     func router() -> Router<GalleryContext> {
         let router = Router(context: GalleryContext.self)
         router.add(middleware: ErrorMiddleware())
         router.get("/") { _, _ in try await page() }
         router.get("/health") { _, _ in HTTPResponse.Status.ok }
-        router.get("/thumbnails/**") { request, _ in
-            try await thumbnail(request, path: try path(of: request, below: "/thumbnails/"))
+        router.get("/thumbnails/**") { request, context in
+            try await thumbnail(request, context, path: try path(of: request, below: "/thumbnails/"))
         }
         router.get("/info/**") { request, _ in try await info(path: try path(of: request, below: "/info/")) }
-        router.get("/placeholder/**") { request, _ in
+        router.get("/placeholder/**") { request, context in
             let entry = try entry(try path(of: request, below: "/placeholder/"))
-            let hash = try await request.cancellingOnDisconnect { try await placeholder(entry) }
+            let hash = try await context.cancellingOnDisconnect { try await placeholder(entry) }
             return json(JSONLine.line([("thumbHash", .string(hash.base64))]))
         }
         router.post("/thumbnail") { request, _ in try await upload(request) }
@@ -56,7 +63,7 @@ struct Gallery: Sendable {
                         body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 
-    private func thumbnail(_ request: Request, path: Substring) async throws -> Response {
+    private func thumbnail(_ request: Request, _ context: GalleryContext, path: Substring) async throws -> Response {
         let entry = try entry(path)
         let size = try size(of: request)
         let format = OutputFormat(accept: request.headers[.accept])
@@ -72,7 +79,7 @@ struct Gallery: Sendable {
         if let cached = thumbnails.cached(key) {
             data = cached
         } else {
-            data = try await request.cancellingOnDisconnect {
+            data = try await context.cancellingOnDisconnect {
                 try await thumbnails.make(key, file: entry.file, size: size)
             }
         }

@@ -60,10 +60,7 @@ struct GalleryCommand: AsyncParsableCommand {
 
         var logger = Logger(label: "gallery")
         logger.logLevel = .info
-        let app = Application(
-            router: gallery.router(),
-            configuration: .init(address: .hostname(host, port: port), serverName: "gallery"),
-            logger: logger)
+        let app = gallery.application(address: .hostname(host, port: port), logger: logger)
         FileHandle.standardError.write(Data("gallery: serving \(root.path) on http://\(host):\(port)/ (cache \(cacheFolder.path))\n".utf8))
         try await app.runService()
     }

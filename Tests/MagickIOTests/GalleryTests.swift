@@ -159,7 +159,7 @@ struct GalleryTests {
     func disconnectCancels() async throws {
         let folder = try GalleryFolder()
         let gallery = try Gallery(root: folder.root, cache: folder.cache, jobs: 1, memoryBudget: 256 << 20)
-        let app = Application(router: gallery.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let app = gallery.application(address: .hostname("127.0.0.1", port: 0))
         let gate = gallery.thumbnails.gate
         try await gate.enter()  // the only place taken: the request's job must wait
         try await app.test(.live) { client in

@@ -39,7 +39,6 @@ final class GalleryFolder: @unchecked Sendable {
 
     /// The gallery as an application; `.live` tests get a port of their own.
     func application(uploads: UploadLimits = UploadLimits()) throws -> some ApplicationProtocol {
-        Application(router: try gallery(uploads: uploads).router(),
-                    configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try gallery(uploads: uploads).application(address: .hostname("127.0.0.1", port: 0))
     }
 }
