@@ -42,7 +42,7 @@ struct Gallery: Sendable {
             let hash = try await context.cancellingOnDisconnect { try await placeholder(entry) }
             return json(JSONLine.line([("thumbHash", .string(hash.base64))]))
         }
-        router.post("/thumbnail") { request, _ in try await upload(request) }
+        router.post("/thumbnail") { request, context in try await upload(request, context) }
         return router
     }
 

@@ -16,9 +16,8 @@ extension Gallery {
     /// as it arrives. Content that is no image MagickIO may decode is refused once its first bytes
     /// are in, an image over the limits once its header is in, and a body over `maxBytes` once it
     /// gets there: each without reading the rest (the connection is closed after the answer). A
-    /// client that leaves while its body is read ends the request; once the body is in, its one
-    /// thumbnail is made.
-    func upload(_ request: Request) async throws -> Response {
+    /// client that leaves ends the request, while its body is read or its thumbnail made.
+    func upload(_ request: Request, _ context: GalleryContext) async throws -> Response {
         let size = try size(of: request)
         let incremental = IncrementalImageSource(options: uploads.decodingOptions)
         var received = 0
@@ -48,7 +47,9 @@ extension Gallery {
             guard let source = incremental.source else {
                 throw MagickIOError(.corruptImage, "the body is not a complete image")
             }
-            let image = try await thumbnails.thumbnail(of: source, size: size)
+            let image = try await context.cancellingOnDisconnect {
+                try await thumbnails.thumbnail(of: source, size: size)
+            }
             let data = try await image.encoded(as: .jpeg(quality: 85))
             return Response(status: .ok, headers: [.contentType: "image/jpeg"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
         } catch let error as MagickIOError {
