@@ -10,7 +10,7 @@ struct GalleryTests {
     @Test("the page has one lazy image per image, painted first from its ThumbHash")
     func page() async throws {
         let folder = try GalleryFolder()
-        try await folder.application().test(.router) { client in
+        try await folder.application().test(.live) { client in
             try await client.execute(uri: "/", method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType]?.hasPrefix("text/html") == true)
@@ -33,7 +33,7 @@ struct GalleryTests {
     @Test("a thumbnail is an upright JPEG of the size asked, with an ETag a repeat can match")
     func thumbnail() async throws {
         let folder = try GalleryFolder()
-        try await folder.application().test(.router) { client in
+        try await folder.application().test(.live) { client in
             let etag = try await client.execute(uri: "/thumbnails/turned.jpg?size=48", method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "image/jpeg")
@@ -64,7 +64,7 @@ struct GalleryTests {
     func webp() async throws {
         try #require(EncodingFormat.webp(quality: 80).isAvailable)
         let folder = try GalleryFolder()
-        try await folder.application().test(.router) { client in
+        try await folder.application().test(.live) { client in
             let chromium = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"
             try await client.execute(uri: "/thumbnails/photo.jpg", method: .get, headers: [.accept: chromium]) { response in
                 #expect(response.headers[.contentType] == "image/webp")
@@ -81,7 +81,7 @@ struct GalleryTests {
     @Test("a size outside 16...2048, or not a number, is 400 with a JSON error", arguments: ["0", "15", "2049", "abc", "-1", "1e3"])
     func badSize(size: String) async throws {
         let folder = try GalleryFolder()
-        try await folder.application().test(.router) { client in
+        try await folder.application().test(.live) { client in
             try await client.execute(uri: "/thumbnails/photo.jpg?size=\(size)", method: .get) { response in
                 #expect(response.status == .badRequest)
                 #expect(String(buffer: response.body).hasPrefix("{\"error\": {\"kind\": \"badSize\""))
@@ -92,7 +92,7 @@ struct GalleryTests {
     @Test("info is imageinfo's JSON object, placeholder the ThumbHash, health 200")
     func infoPlaceholderHealth() async throws {
         let folder = try GalleryFolder()
-        try await folder.application().test(.router) { client in
+        try await folder.application().test(.live) { client in
             try await client.execute(uri: "/info/turned.jpg", method: .get) { response in
                 #expect(response.status == .ok)
                 let object = try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
@@ -117,7 +117,7 @@ struct GalleryTests {
     @Test("a file that is no image is 415, never 500, on every endpoint")
     func notAnImage() async throws {
         let folder = try GalleryFolder()
-        try await folder.application().test(.router) { client in
+        try await folder.application().test(.live) { client in
             for uri in ["/thumbnails/text.jpg", "/info/text.jpg", "/placeholder/text.jpg"] {
                 try await client.execute(uri: uri, method: .get) { response in
                     #expect(response.status == .unsupportedMediaType, "\(uri)")
@@ -134,7 +134,7 @@ struct GalleryTests {
     ])
     func escapes(path: String) async throws {
         let folder = try GalleryFolder()
-        try await folder.application().test(.router) { client in
+        try await folder.application().test(.live) { client in
             for route in ["thumbnails", "info", "placeholder"] {
                 try await client.execute(uri: "/\(route)/\(path)", method: .get) { response in
                     #expect(response.status == .notFound, "/\(route)/\(path) is \(response.status)")
@@ -146,7 +146,7 @@ struct GalleryTests {
     @Test("a link inside the folder, and a name with a space, are served")
     func insideLinkAndSpace() async throws {
         let folder = try GalleryFolder()
-        try await folder.application().test(.router) { client in
+        try await folder.application().test(.live) { client in
             for uri in ["/thumbnails/inside-link.jpg", "/thumbnails/with%20space.jpg"] {
                 try await client.execute(uri: uri, method: .get) { response in
                     #expect(response.status == .ok, "\(uri)")

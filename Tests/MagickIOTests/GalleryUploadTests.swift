@@ -35,7 +35,7 @@ struct GalleryUploadTests {
     private func post(_ body: Data, size: String = "64", uploads: UploadLimits = UploadLimits(),
                       _ check: @escaping @Sendable (TestResponse) throws -> Void) async throws {
         let folder = try GalleryFolder()
-        try await folder.application(uploads: uploads).test(.router) { client in
+        try await folder.application(uploads: uploads).test(.live) { client in
             try await client.execute(uri: "/thumbnail?size=\(size)", method: .post, body: ByteBuffer(bytes: body)) { response in
                 try check(response)
             }
