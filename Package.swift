@@ -46,7 +46,7 @@ let package = Package(
         ),
         .target(
             name: "ExampleSupport",
-            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["MagickIO", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/Shared"
         ),
         .executableTarget(
@@ -90,8 +90,39 @@ let package = Package(
         .testTarget(
             name: "MagickIOTests",
             dependencies: ["MagickIO", "CTestCodecs"],
-            exclude: ["Fixtures/make-fixtures.sh"],
+            exclude: ["Fixtures/make-fixtures.sh", "Fixtures/make-thumbhash-references.py"],
             resources: [.copy("Fixtures")]
         ),
     ]
 )
+
+// The gallery example, MagickIO in a Hummingbird 2 service, and its tests. Hummingbird and
+// HummingbirdTesting bring SwiftNIO, AsyncHTTPClient and BoringSSL: minutes of build that the
+// library never needs. MAGICKIO_SKIP_GALLERY=1 leaves all of it out (CI's sanitizer runs, whose
+// subject is the library: see .ci/run).
+if Context.environment["MAGICKIO_SKIP_GALLERY"] == nil {
+    package.dependencies.append(.package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"))
+    package.products.append(.executable(name: "gallery", targets: ["gallery"]))
+    package.targets += [
+        // MagickIO in a web service: the samples (or DIR) as a page, thumbnails on demand, uploads.
+        .executableTarget(
+            name: "gallery",
+            dependencies: [
+                "MagickIO",
+                "ExampleSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Examples/gallery"
+        ),
+        // The routes in process (HummingbirdTesting's live framework) and over raw sockets; the
+        // fixtures are MagickIOTests', read where they lie.
+        .testTarget(
+            name: "GalleryTests",
+            dependencies: [
+                "gallery", "MagickIO",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+    ]
+}

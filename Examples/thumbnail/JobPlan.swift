@@ -1,3 +1,4 @@
+import ExampleSupport
 import Foundation
 import MagickIO
 
@@ -22,13 +23,8 @@ struct Job: Sendable {
 struct JobPlan {
     var jobs: [Job]
 
-    /// The extensions a directory walk takes, lowercased.
-    static let imageExtensions: Set<String> = [
-        "jpg", "jpeg", "png", "gif", "webp", "tif", "tiff", "heic", "heif", "avif", "bmp",
-    ]
-
     static func make(arguments: [InputArgument], outputDirectory: String, fileExtension: String) -> JobPlan {
-        let excluded = canonicalPath(outputDirectory)
+        let excluded = DirectoryWalker.canonicalPath(outputDirectory)
         // (input, path below the output directory without extension, planning error)
         var found: [(input: String, relative: String, error: MagickIOError?)] = []
         for argument in arguments {
@@ -54,7 +50,7 @@ struct JobPlan {
         var taken = Set<String>()
         for item in found where item.error == nil {
             taken.insert(absolutePath(item.input))
-            taken.insert(canonicalPath(item.input))
+            taken.insert(DirectoryWalker.canonicalPath(item.input))
         }
         var jobs: [Job] = []
         for item in found {
@@ -107,61 +103,5 @@ struct JobPlan {
     /// The absolute path with `.` and `..` removed; symbolic links kept.
     static func absolutePath(_ path: String) -> String {
         URL(fileURLWithPath: path).standardizedFileURL.path
-    }
-
-    /// The absolute path with every symbolic link resolved, when the path exists.
-    static func canonicalPath(_ path: String) -> String {
-        let absolute = absolutePath(path)
-        guard let resolved = realpath(absolute, nil) else { return absolute }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
-}
-
-/// Walks a directory recursively, in sorted order, for image files.
-struct DirectoryWalker {
-    /// The canonical path of the output directory, never walked into.
-    let excluded: String
-    /// Each image file found, as path components below the root.
-    private(set) var files: [[String]] = []
-    /// Directories that could not be listed.
-    private(set) var unreadable: [(path: String, error: MagickIOError)] = []
-
-    init(excluded: String) {
-        self.excluded = excluded
-    }
-
-    mutating func walk(_ directory: String, below components: [String]) {
-        guard JobPlan.canonicalPath(directory) != excluded else { return }
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
-        } catch {
-            unreadable.append((directory, MagickIOError(.io, "cannot read the directory \(directory): \(error.localizedDescription)")))
-            return
-        }
-        for name in names where !name.hasPrefix(".") {
-            let path = JobPlan.join(directory, [name])
-            var info = stat()
-            guard lstat(path, &info) == 0 else { continue }
-            switch info.st_mode & S_IFMT {
-            case S_IFDIR:
-                walk(path, below: components + [name])
-            case S_IFREG:
-                if Self.hasImageExtension(name) { files.append(components + [name]) }
-            case S_IFLNK:
-                // A link to a regular file is taken; links to directories are not followed (no cycles).
-                if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Self.hasImageExtension(name) {
-                    files.append(components + [name])
-                }
-            default:
-                continue
-            }
-        }
-    }
-
-    static func hasImageExtension(_ name: String) -> Bool {
-        guard let dot = name.lastIndex(of: ".") else { return false }
-        return JobPlan.imageExtensions.contains(name[name.index(after: dot)...].lowercased())
     }
 }

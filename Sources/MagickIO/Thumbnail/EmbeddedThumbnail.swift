@@ -20,8 +20,8 @@ extension ImageSource {
             let plan = try embedded.thumbnailPlan(request, at: 0, allowUpscale: false)
             return try embedded.withDecoded(frame: 0, jpegHint: plan.hint, interrupt: interrupt) { wand, warnings throws(MagickIOError) in
                 try copyMetadata(into: wand, for: options)
-                return try buildThumbnail(wand, plan.geometry, stored: plan.stored, orientation: stored.orientation, options: options,
-                                                warnings: warnings)
+                return try Self.buildThumbnail(wand, plan.geometry, stored: plan.stored, orientation: stored.orientation, options: options,
+                                                     warnings: warnings)
             }
         }
         guard format.isHEIF else { return nil }
@@ -36,7 +36,7 @@ extension ImageSource {
                 wand.monitor(interrupt)  // the image the decode made
                 try copyMetadata(into: wand, for: options)
                 let geometry = request.geometry(width: item.width, height: item.height, allowUpscale: false)
-                return try buildThumbnail(wand, geometry, stored: geometry.scaled, orientation: .up, options: options, warnings: [])
+                return try Self.buildThumbnail(wand, geometry, stored: geometry.scaled, orientation: .up, options: options, warnings: [])
             }
         } catch {
             // A stop is final; an item libheif cannot decode is only a missed shortcut: the

@@ -69,13 +69,14 @@ extension ImageSource {
             return image
         }
         return try withDecoded(frame: index, jpegHint: plan.hint, interrupt: interrupt) { wand, warnings throws(MagickIOError) in
-            try buildThumbnail(wand, plan.geometry, stored: plan.stored, orientation: frames[index].orientation,
+            try Self.buildThumbnail(wand, plan.geometry, stored: plan.stored, orientation: frames[index].orientation,
                                options: options, warnings: warnings)
         }
     }
 
-    /// The build half of the pipeline, on a decoded image (the picture or an embedded thumbnail).
-    func buildThumbnail(_ wand: Wand, _ geometry: ThumbnailGeometry, stored: (width: Int, height: Int),
+    /// The build half of the pipeline, on a decoded image (the picture, an embedded thumbnail, or
+    /// an image's own pixels for its ThumbHash).
+    static func buildThumbnail(_ wand: Wand, _ geometry: ThumbnailGeometry, stored: (width: Int, height: Int),
                         orientation: Orientation, options: ThumbnailOptions,
                         warnings: [DecoderWarning], decoder: Image.Decoder = .imageMagick) throws(MagickIOError) -> Image {
         // 4. Resize to the target in the stored axes: MagickIO's streaming Lanczos-3 resampler
@@ -135,8 +136,7 @@ extension ImageSource {
         try checkFrame(index)
         let header = frames[index]
         let geometry = request.geometry(width: header.orientedWidth, height: header.orientedHeight, allowUpscale: allowUpscale)
-        let scaled = geometry.scaled
-        let stored = header.orientation.swapsWidthAndHeight ? (width: scaled.height, height: scaled.width) : scaled
+        let stored = geometry.stored(turnedBy: header.orientation)
         let hint = format == .jpeg
             ? JPEGScale.hint(width: header.pixelWidth, height: header.pixelHeight, target: stored)
             : nil
@@ -181,6 +181,12 @@ struct ThumbnailGeometry: Sendable {
     /// The final size.
     var size: (width: Int, height: Int) {
         crop.map { ($0.width, $0.height) } ?? scaled
+    }
+
+    /// ``scaled`` in the axes of pixels still to be turned by `orientation`: the resize comes
+    /// before the turn.
+    func stored(turnedBy orientation: Orientation) -> (width: Int, height: Int) {
+        orientation.swapsWidthAndHeight ? (scaled.height, scaled.width) : scaled
     }
 
     init(width: Int, height: Int, box: ImageSize, mode: SizingMode, gravity: Gravity, allowUpscale: Bool) {

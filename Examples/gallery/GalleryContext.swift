@@ -1,0 +1,65 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// The request context: Hummingbird's, plus the client's connection, whose input a refusal
+/// closes (see ``GalleryError/closesConnection``) and whose hang-up cancels a job.
+struct GalleryContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    /// The client's connection (a testing channel under `HummingbirdTesting`'s router framework).
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
+    }
+
+    /// Runs `job`, cancelling it as soon as the client has gone (checked every 50 ms through the
+    /// connection's ``HangUpWatcher``; a connection without one, a test's, is not watched).
+    func cancellingOnDisconnect<T: Sendable>(_ job: @escaping @Sendable () async throws -> T) async throws -> T {
+        guard let watcher = try? await channel.pipeline.handler(type: HangUpWatcher.self).get() else {
+            return try await job()
+        }
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await job() }
+            group.addTask {
+                while !watcher.clientLeft {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                return nil
+            }
+            while let result = try await group.next() {
+                group.cancelAll()
+                if let result { return result }
+                // The client left: the job ends with its cancellation error, thrown by next().
+            }
+            throw CancellationError()
+        }
+    }
+}
+
+/// Sees the client close its side of the connection. Hummingbird allows half-closure, so such a
+/// connection stays active, and Hummingbird reads its input only between requests: this handler,
+/// in the pipeline after HTTP decoding, notes the input's end when it happens.
+final class HangUpWatcher: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
+    typealias InboundIn = NIOAny
+    private let lock = NSLock()
+    private var left = false
+
+    /// Whether the client has closed its side, or the connection is gone.
+    var clientLeft: Bool {
+        lock.withLock { left }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            lock.withLock { left = true }
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        lock.withLock { left = true }
+        context.fireChannelInactive()
+    }
+}

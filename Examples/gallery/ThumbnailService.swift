@@ -1,0 +1,111 @@
+import Foundation
+import MagickIO
+
+/// Thumbnails on demand: one shared ``Thumbnailer`` behind a gate of `jobs` places, and a disk
+/// cache whose entries are named by what they depend on (which is also their ETag).
+final class ThumbnailService: Sendable {
+    let thumbnailer: Thumbnailer
+    let cache: URL
+    let gate: JobGate
+
+    init(cache: URL, jobs: Int, memoryBudget: Int) throws {
+        thumbnailer = Thumbnailer(maxConcurrentJobs: jobs, memoryBudget: memoryBudget)
+        gate = JobGate(places: jobs)
+        self.cache = cache
+        try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
+    }
+
+    /// What a cached thumbnail depends on: the file (its identity, size and time) and the request.
+    struct Key: Sendable {
+        var tag: String
+        var format: OutputFormat
+
+        init?(file: String, size: Int, format: OutputFormat) {
+            var info = stat()
+            guard stat(file, &info) == 0 else { return nil }
+            let identity = "\(file)|\(info.st_dev)|\(info.st_ino)|\(info.st_size)|\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+            tag = String(fnv1a("\(identity)|\(size)|\(format.fileExtension)"), radix: 16)
+            self.format = format
+        }
+
+        /// The `ETag` header's value.
+        var etag: String { "\"\(tag)\"" }
+    }
+
+    /// The cached thumbnail's bytes, or nil.
+    func cached(_ key: Key) -> Data? {
+        try? Data(contentsOf: cacheFile(key))
+    }
+
+    /// Makes the thumbnail of `file`, caches it and returns its bytes.
+    func make(_ key: Key, file: String, size: Int) async throws -> Data {
+        let image = try await thumbnail(of: URL(fileURLWithPath: file), size: size)
+        let data = try await image.encoded(as: key.format.encoding)
+        // Written whole then renamed: a reader never sees half a file.
+        try? data.write(to: cacheFile(key), options: .atomic)
+        return data
+    }
+
+    /// A thumbnail of the file at `url` through the gate and the shared thumbnailer.
+    func thumbnail(of url: URL, size: Int) async throws(MagickIOError) -> Image {
+        try await throughGate { thumbnailer.thumbnails(of: [url], maxPixelSize: size) }
+    }
+
+    /// A thumbnail of a source already open (an upload's), as `thumbnail(of:size:)`.
+    func thumbnail(of source: ImageSource, size: Int) async throws(MagickIOError) -> Image {
+        try await throughGate { thumbnailer.thumbnails(of: [source], maxPixelSize: size) }
+    }
+
+    /// The one result of the stream `start` begins once the gate lets it in: the one place that
+    /// reads `Thumbnailer.thumbnails(of:maxPixelSize:)`.
+    private func throughGate<Input>(_ start: () -> AsyncStream<ThumbnailResult<Input>>) async throws(MagickIOError) -> Image {
+        try await gate.enter()
+        defer { gate.leave() }
+        for await result in start() {
+            return try result.result.get()
+        }
+        // The stream ends without a result only when the task was cancelled.
+        throw MagickIOError(.cancelled, "the request was cancelled")
+    }
+
+    private func cacheFile(_ key: Key) -> URL {
+        cache.appendingPathComponent("\(key.tag).\(key.format.fileExtension)")
+    }
+}
+
+/// A thumbnail's encoding, chosen from the request's `Accept`.
+enum OutputFormat: Sendable {
+    case jpeg, webp
+
+    var encoding: EncodingFormat { self == .jpeg ? .jpeg(quality: 85) : .webp(quality: 80) }
+    var fileExtension: String { self == .jpeg ? "jpg" : "webp" }
+    var contentType: String { self == .jpeg ? "image/jpeg" : "image/webp" }
+
+    /// WebP when `accept` prefers it to JPEG (by q-value, a tie going to WebP) and this
+    /// ImageMagick can write it; JPEG otherwise.
+    init(accept: String?) {
+        self = .jpeg
+        guard let accept, EncodingFormat.webp(quality: 80).isAvailable else { return }
+        var webp = 0.0, jpeg = 0.0
+        for item in accept.split(separator: ",") {
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let type = parts.first else { continue }
+            let q = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            switch type {
+            case "image/webp": webp = max(webp, q)
+            case "image/jpeg", "image/*", "*/*": jpeg = max(jpeg, q)
+            default: break
+            }
+        }
+        if webp > 0, webp >= jpeg { self = .webp }
+    }
+}
+
+/// 64-bit FNV-1a: a stable name for a cache entry (not a security boundary: the key is ours).
+func fnv1a(_ text: String) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in text.utf8 {
+        hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+    }
+    return hash
+}

@@ -1,0 +1,3 @@
+import ExampleSupport
+
+await CommandLineTool.run(GalleryCommand.self)

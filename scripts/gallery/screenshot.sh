@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Starts `gallery` over the bundled samples and takes two screenshots of its page with headless
+# Chromium (Debian's `chromium`): the placeholders alone (the page as served, its thumbnail URLs
+# pointed at a closed port, so only the ThumbHashes its script decodes are painted), then the page
+# itself once the thumbnails have loaded. Run by hand: `bash scripts/gallery/screenshot.sh [OUT]`
+# (default /tmp/gallery-screenshots). Loopback only.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out="${1:-/tmp/gallery-screenshots}"
+port="${GALLERY_PORT:-18080}"
+mkdir -p "$out"
+
+command -v chromium >/dev/null || {
+    apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium
+}
+swift build -c release --product gallery 2>&1 | tail -1
+bin="$(swift build -c release --show-bin-path)/gallery"
+
+cache="$(mktemp -d)"
+"$bin" --port "$port" --cache "$cache" &
+pid=$!
+trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$cache"' EXIT
+for _ in $(seq 50); do
+    curl -sf "http://127.0.0.1:$port/health" >/dev/null && break
+    sleep 0.2
+done
+
+shoot() {  # shoot PNG URL
+    timeout 60 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,420 \
+        --virtual-time-budget=5000 --screenshot="$1" "$2" 2>/dev/null
+}
+
+# 1. Placeholders first: what the page shows before any thumbnail has arrived.
+curl -sf "http://127.0.0.1:$port/" | sed "s|src=\"/thumbnails/|src=\"http://127.0.0.1:9/thumbnails/|" >"$out/placeholders.html"
+shoot "$out/placeholders.png" "file://$out/placeholders.html"
+# 2. Then the thumbnails, from the live server.
+shoot "$out/thumbnails.png" "http://127.0.0.1:$port/"
+ls -l "$out"/*.png
