@@ -96,7 +96,7 @@ extension ImageSource {
                 return nil
             case .success(let decoder):
                 try wand.describe(format: format, resolution: resolution)
-                return try buildThumbnail(wand, plan.geometry, stored: plan.stored, orientation: orientation,
+                return try Self.buildThumbnail(wand, plan.geometry, stored: plan.stored, orientation: orientation,
                                           options: options, warnings: headerWarnings, decoder: decoder)
             }
         }
