@@ -5,7 +5,7 @@ import Foundation
 /// would decode them: YCbCr (or plain RGB) with three components only, ISLOW DCT, fancy
 /// upsampling. Anything else (CMYK, YCCK, grey, an Adobe marker), any warning and any error is a
 /// ``RowSourceFailure/fallback(_:)``: ImageMagick decodes the file instead.
-final class JPEGRows: RowSource {
+final class JPEGRows: RawRowSource {
     private let decoder: OpaquePointer
     private var info = mio_jpeg_info()
     private let interrupt: Interrupt?
@@ -56,13 +56,23 @@ final class JPEGRows: RowSource {
         scratch?.deallocate()
     }
 
+    var rawRowBytes: Int { width * 3 }
+
     func readRow(into row: UnsafeMutablePointer<Float>) throws(RowSourceFailure) {
         guard let buffer = scratch else { throw .fallback("not started") }
-        let read = mio_jpeg_read(decoder, buffer, width * 3, 1)
+        try readRawRow(into: buffer)
+        convert(buffer, into: row)
+    }
+
+    func readRawRow(into raw: UnsafeMutableRawPointer) throws(RowSourceFailure) {
+        let read = mio_jpeg_read(decoder, raw.assumingMemoryBound(to: UInt8.self), width * 3, 1)
         if read != 1 { try check(-1) }
         try checkWarnings()
-        SampleConversion.convert(buffer, count: width * 3, into: row)
         rowsRead += 1
+    }
+
+    func convert(_ raw: UnsafeRawPointer, into row: UnsafeMutablePointer<Float>) {
+        SampleConversion.convert(raw.assumingMemoryBound(to: UInt8.self), count: width * 3, into: row)
     }
 
     func finish() throws(RowSourceFailure) {

@@ -6,7 +6,7 @@ import Foundation
 /// whose gamma, if given, is sRGB's. Anything else (interlaced, grey, another gamma, an `oFFs`
 /// page offset), any warning and any error is a ``RowSourceFailure/fallback(_:)``: ImageMagick
 /// decodes the file instead.
-final class PNGRows: RowSource {
+final class PNGRows: RawRowSource {
     private let decoder: OpaquePointer
     private var info = mio_png_info()
     private(set) var width = 0
@@ -52,17 +52,27 @@ final class PNGRows: RowSource {
         scratch?.deallocate()
     }
 
+    var rawRowBytes: Int { Int(info.row_bytes) }
+
     func readRow(into row: UnsafeMutablePointer<Float>) throws(RowSourceFailure) {
         guard let scratch else { throw .fallback("not started") }
-        try check(mio_png_read_row(decoder, scratch.assumingMemoryBound(to: UInt8.self)))
+        try readRawRow(into: scratch)
+        convert(scratch, into: row)
+    }
+
+    func readRawRow(into raw: UnsafeMutableRawPointer) throws(RowSourceFailure) {
+        try check(mio_png_read_row(decoder, raw.assumingMemoryBound(to: UInt8.self)))
         try checkWarnings()
+        rowsRead += 1
+    }
+
+    func convert(_ raw: UnsafeRawPointer, into row: UnsafeMutablePointer<Float>) {
         let count = width * channels
         if info.bytes_per_sample == 2 {
-            SampleConversion.convert(scratch.assumingMemoryBound(to: UInt16.self), count: count, into: row)
+            SampleConversion.convert(raw.assumingMemoryBound(to: UInt16.self), count: count, into: row)
         } else {
-            SampleConversion.convert(scratch.assumingMemoryBound(to: UInt8.self), count: count, into: row)
+            SampleConversion.convert(raw.assumingMemoryBound(to: UInt8.self), count: count, into: row)
         }
-        rowsRead += 1
     }
 
     func finish() throws(RowSourceFailure) {

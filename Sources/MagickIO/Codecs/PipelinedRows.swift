@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
 
-/// A ``RowSource`` decoded on a second thread, a few rows ahead of its reader: the decoder and the
-/// resampler then run on two cores at once (for one big image, when a core is idle; see
-/// ``DecodeActivity``). The rows pass through a ring of `slots` rows; the reader copies each out.
+/// A ``RawRowSource`` decoded on a second thread, a few rows ahead of its reader: the decoder and
+/// the resampler then run on two cores at once (for one big image, when a core is idle; see
+/// ``DecodeActivity``). The rows pass through a ring of `slots` rows as the decoder gives them
+/// (bytes); the reader converts each to floats, so that the decoder's thread only decodes.
 ///
 /// The decoder thread is always joined before the source can go away: by ``finish()``, which lets
 /// it read to the end, or by ``stop()`` (also run when the pipeline is released), which makes it
@@ -15,7 +16,7 @@ final class PipelinedRows: RowSource {
     let iccProfile: [UInt8]?
     private let ring: Ring
 
-    init(_ source: RowSource, slots: Int = 32) {
+    init(_ source: RawRowSource, slots: Int = 32) {
         width = source.width
         height = source.height
         channels = source.channels
@@ -46,10 +47,10 @@ final class PipelinedRows: RowSource {
 
     /// The state both threads share, under one lock.
     private final class Ring: @unchecked Sendable {
-        let source: RowSource
+        let source: RawRowSource
         let slots: Int
-        let rowLength: Int
-        let buffer: UnsafeMutablePointer<Float>
+        let rowBytes: Int
+        let buffer: UnsafeMutableRawPointer
         let condition = NSCondition()
         var produced = 0
         var consumed = 0
@@ -60,18 +61,18 @@ final class PipelinedRows: RowSource {
         let done = DispatchSemaphore(value: 0)
         var joined = false
 
-        init(source: RowSource, slots: Int) {
+        init(source: RawRowSource, slots: Int) {
             self.source = source
             self.slots = slots
-            rowLength = source.width * source.channels
-            buffer = .allocate(capacity: slots * (rowLength + 1))
+            rowBytes = (source.rawRowBytes + 63) / 64 * 64
+            buffer = .allocate(byteCount: slots * rowBytes, alignment: 64)
         }
 
         deinit {
             buffer.deallocate()
         }
 
-        func slot(_ y: Int) -> UnsafeMutablePointer<Float> { buffer + (y % slots) * (rowLength + 1) }
+        func slot(_ y: Int) -> UnsafeMutableRawPointer { buffer + (y % slots) * rowBytes }
 
         /// The decoder thread: every row into the ring, then the rest of the file.
         func produce() {
@@ -84,7 +85,7 @@ final class PipelinedRows: RowSource {
                 condition.unlock()
                 if stop { break }
                 do throws(RowSourceFailure) {
-                    try source.readRow(into: slot(y))
+                    try source.readRawRow(into: slot(y))
                 } catch let failed {
                     error = failed
                     break
@@ -115,7 +116,7 @@ final class PipelinedRows: RowSource {
                 throw failure
             }
             condition.unlock()
-            row.update(from: slot(consumed), count: rowLength)
+            source.convert(slot(consumed), into: row)
             condition.lock()
             consumed += 1
             condition.broadcast()

@@ -18,6 +18,18 @@ protocol RowSource: AnyObject {
     func finish() throws(RowSourceFailure)
 }
 
+/// A ``RowSource`` whose rows can also be taken as the decoder gives them (bytes) and converted
+/// to floats apart: ``PipelinedRows`` decodes on one thread and converts on the reader's, which
+/// leaves the decoder's thread, the slower of the two, only the decoding.
+protocol RawRowSource: RowSource {
+    /// The bytes of one row as the decoder gives it.
+    var rawRowBytes: Int { get }
+    /// Reads the next row as the decoder gives it, `rawRowBytes` bytes.
+    func readRawRow(into raw: UnsafeMutableRawPointer) throws(RowSourceFailure)
+    /// Converts one raw row to `width * channels` floats; touches nothing else (any thread).
+    func convert(_ raw: UnsafeRawPointer, into row: UnsafeMutablePointer<Float>)
+}
+
 /// Why an own decoder did not deliver: the file is not one it takes exactly as ImageMagick would
 /// (then ImageMagick decodes it: the fallback), or the work was stopped.
 enum RowSourceFailure: Error {

@@ -72,7 +72,7 @@ extension ImageSource {
             let decoded: Result<Image.Decoder, RowSourceFailure> = bytes.withDecoderInput { input, descriptor, size in
                 Result { () throws(RowSourceFailure) -> Image.Decoder in
                     try DecodeActivity.run { idleCore throws(RowSourceFailure) in
-                        let decoder: RowSource = format == .jpeg
+                        let decoder: RawRowSource = format == .jpeg
                             ? try JPEGRows(input: input, descriptor: descriptor, size: size, scale: stream.scale,
                                            memoryLimit: decodingOptions.memoryBudget, interrupt: interrupt)
                             : try PNGRows(input: input, descriptor: descriptor, size: size)
@@ -80,7 +80,7 @@ extension ImageSource {
                         let pipelined = idleCore && stream.decoded.width.saturatingTimes(stream.decoded.height) >= Self.pipelineThreshold
                             ? PipelinedRows(decoder) : nil
                         defer { pipelined?.stop() }  // joined before the input goes away
-                        let rows = pipelined ?? decoder
+                        let rows: RowSource = pipelined ?? decoder
                         try streamRows(rows, into: wand, size: plan.stored, expected: stream.decoded, interrupt: interrupt)
                         if let icc = rows.iccProfile {
                             wand.setProfile("icc", icc)
