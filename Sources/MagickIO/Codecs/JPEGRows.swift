@@ -78,8 +78,7 @@ final class JPEGRows: RawRowSource {
     func finish() throws(RowSourceFailure) {
         guard let buffer = scratch else { throw .fallback("not started") }
         while rowsRead < height {
-            if mio_jpeg_read(decoder, buffer, width * 3, 1) != 1 { try check(-1) }
-            rowsRead += 1
+            try readRawRow(into: buffer)
         }
         try check(mio_jpeg_finish(decoder))
         try checkWarnings()

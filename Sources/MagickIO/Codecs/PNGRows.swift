@@ -78,8 +78,7 @@ final class PNGRows: RawRowSource {
     func finish() throws(RowSourceFailure) {
         guard let scratch else { throw .fallback("not started") }
         while rowsRead < height {
-            try check(mio_png_read_row(decoder, scratch.assumingMemoryBound(to: UInt8.self)))
-            rowsRead += 1
+            try readRawRow(into: scratch)
         }
         try check(mio_png_finish(decoder))
         try checkWarnings()

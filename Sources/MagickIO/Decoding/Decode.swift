@@ -23,26 +23,34 @@ extension ImageSource {
     /// Refuses a decode whose estimate exceeds ``decodingOptions`` or the process's size limits, with the
     /// numbers, before any pixel is decoded.
     func checkLimits(frame index: Int, jpegHint: JPEGScale.Hint?) throws(MagickIOError) {
-        let storedWidth = header?.width ?? frames[index].pixelWidth
-        let storedHeight = header?.height ?? frames[index].pixelHeight
-        let pixels = storedWidth.saturatingTimes(storedHeight)
+        try checkLimits(stored: (header?.width ?? frames[index].pixelWidth, header?.height ?? frames[index].pixelHeight),
+                        estimate(frame: index, jpegHint: jpegHint), byImageMagick: true)
+    }
+
+    /// The checks every decode passes, ImageMagick's or MagickIO's own (``StreamPlan``), in order:
+    /// the stored pixel count; ImageMagick's pixel cache (`byImageMagick` only: the own paths put
+    /// only the thumbnail there); the memory budget; the decoded width and height (and area, for
+    /// ImageMagick) against the process's limits.
+    func checkLimits(stored: (width: Int, height: Int), _ estimate: DecodeEstimate, byImageMagick: Bool) throws(MagickIOError) {
+        let pixels = stored.width.saturatingTimes(stored.height)
         if pixels > decodingOptions.maxPixelCount {
             throw MagickIOError.limit("maxPixelCount", requested: pixels, limit: decodingOptions.maxPixelCount,
-                                      "\(storedWidth)x\(storedHeight) is \(pixels) pixels")
+                                      "\(stored.width)x\(stored.height) is \(pixels) pixels")
         }
-        let estimate = estimate(frame: index, jpegHint: jpegHint)
         let cacheLimit = MagickCache.limit
-        if estimate.cacheBytes > cacheLimit {
+        if byImageMagick, estimate.cacheBytes > cacheLimit {
             throw MagickIOError.limit("memory", requested: estimate.cacheBytes, limit: cacheLimit,
-                                      "decoding \(storedWidth)x\(storedHeight) at \(estimate.width)x\(estimate.height) needs \(estimate.cacheBytes >> 20) MiB of ImageMagick's pixel cache")
+                                      "decoding \(stored.width)x\(stored.height) at \(estimate.width)x\(estimate.height) needs \(estimate.cacheBytes >> 20) MiB of ImageMagick's pixel cache")
         }
         if estimate.bytes > decodingOptions.memoryBudget {
             throw MagickIOError.limit("memoryBudget", requested: estimate.bytes, limit: decodingOptions.memoryBudget,
-                                      "decoding \(storedWidth)x\(storedHeight) at \(estimate.width)x\(estimate.height) needs about \(estimate.bytes >> 20) MiB")
+                                      "decoding \(stored.width)x\(stored.height) at \(estimate.width)x\(estimate.height) needs about \(estimate.bytes >> 20) MiB")
         }
         let process = ResourceLimits.current
-        let checks = [("width", estimate.width, process.width), ("height", estimate.height, process.height),
-                      ("area", estimate.width.saturatingTimes(estimate.height), process.area)]
+        var checks = [("width", estimate.width, process.width), ("height", estimate.height, process.height)]
+        if byImageMagick {
+            checks.append(("area", estimate.width.saturatingTimes(estimate.height), process.area))
+        }
         for (name, requested, limit) in checks where requested > limit {
             throw MagickIOError.limit(name, requested: requested, limit: limit,
                                       "decoding at \(estimate.width)x\(estimate.height) exceeds ImageMagick's \(name) limit")

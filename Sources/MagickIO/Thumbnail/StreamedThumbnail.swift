@@ -43,21 +43,7 @@ extension ImageSource {
     /// process's width and height limits.
     func checkLimits(_ stream: StreamPlan) throws(MagickIOError) {
         guard let header else { return }
-        let pixels = header.width.saturatingTimes(header.height)
-        if pixels > decodingOptions.maxPixelCount {
-            throw MagickIOError.limit("maxPixelCount", requested: pixels, limit: decodingOptions.maxPixelCount,
-                                      "\(header.width)x\(header.height) is \(pixels) pixels")
-        }
-        if stream.estimate.bytes > decodingOptions.memoryBudget {
-            throw MagickIOError.limit("memoryBudget", requested: stream.estimate.bytes, limit: decodingOptions.memoryBudget,
-                                      "decoding \(header.width)x\(header.height) at \(stream.decoded.width)x\(stream.decoded.height) needs about \(stream.estimate.bytes >> 20) MiB")
-        }
-        let process = ResourceLimits.current
-        for (name, requested, limit) in [("width", stream.decoded.width, process.width), ("height", stream.decoded.height, process.height)]
-        where requested > limit {
-            throw MagickIOError.limit(name, requested: requested, limit: limit,
-                                      "decoding at \(stream.decoded.width)x\(stream.decoded.height) exceeds ImageMagick's \(name) limit")
-        }
+        try checkLimits(stored: (header.width, header.height), stream.estimate, byImageMagick: false)
     }
 
     /// The thumbnail through the own path, or nil when the decoder hands the file to ImageMagick
