@@ -1,6 +1,6 @@
-// libheif's header, for its types only: MagickIO opens libheif.so.1 with dlopen the first time a
-// HEIF thumbnail item is wanted (HEIFThumbnail.swift), so that a process that never asks for one
-// never maps libheif and its codecs. Nothing here links against libheif.
+// libheif's header, for its types only: MagickIO opens libheif.so.1 with dlopen the first time it
+// reads a HEIC or AVIF file (LibHeif.swift), so that a process that never reads one never maps
+// libheif and its codecs. Nothing here links against libheif.
 #include <libheif/heif.h>
 
 // A pointer type for each function MagickIO calls, taken from the header's own declaration, so
@@ -22,6 +22,9 @@ MAGICKIO_HEIF_FUNCTION(heif_image_handle_get_thumbnail)
 MAGICKIO_HEIF_FUNCTION(heif_image_handle_get_color_profile_type)
 MAGICKIO_HEIF_FUNCTION(heif_image_handle_get_raw_color_profile_size)
 MAGICKIO_HEIF_FUNCTION(heif_image_handle_get_raw_color_profile)
+MAGICKIO_HEIF_FUNCTION(heif_image_handle_get_list_of_metadata_block_IDs)
+MAGICKIO_HEIF_FUNCTION(heif_image_handle_get_metadata_size)
+MAGICKIO_HEIF_FUNCTION(heif_image_handle_get_metadata)
 MAGICKIO_HEIF_FUNCTION(heif_decoding_options_alloc)
 MAGICKIO_HEIF_FUNCTION(heif_decoding_options_free)
 MAGICKIO_HEIF_FUNCTION(heif_decode_image)

@@ -54,16 +54,18 @@ struct ThumbnailTests {
         #expect(pixel.r < 40 && pixel.g > 200 && pixel.b > 200, "cyan came out as \(pixel)")
     }
 
-    @Test("pixels(_:) of a decoded CMYK or YCbCr image are sRGB, not the raw planes")
+    @Test("pixels(_:) of a decoded CMYK image or HEIC are sRGB, not the raw planes")
     func pixelsAreSRGB() throws {
-        // The CMYK JPEG is pure cyan; ImageMagick's HEIC coder returns YCbCr, here of the quadrants.
+        // The CMYK JPEG is pure cyan. A HEIC is decoded by libheif to RGB (ImageMagick's HEIC
+        // coder, which MagickIO no longer uses for it, returned the YCbCr planes).
         let cyan = try Fixture.source("cmyk.jpg").image(at: 0).pixels(.rgba8).rgba(x: 32, y: 24)
         #expect(cyan.r < 40 && cyan.g > 200 && cyan.b > 200 && cyan.a == 255, "\(cyan)")
         let heic = try Fixture.source("orient-1.heic").image(at: 0)
-        #expect(heic.properties.colorSpace == "ycbcr", "the decoded HEIC is in \(heic.properties.colorSpace)")
+        #expect(heic.properties.colorSpace == "srgb", "the decoded HEIC is in \(heic.properties.colorSpace)")
         try expectUprightQuadrants(heic)
-        // ImageMagick's HEIC coder leaves the opacity of its alpha-less image uninitialised: fresh
-        // memory reads as opaque, reused memory as anything. Several decodes reuse some.
+        // An alpha-less HEIF is opaque everywhere (ImageMagick's HEIC coder left the opacity
+        // uninitialised: fresh memory read as opaque, reused memory as anything). Several
+        // decodes reuse some.
         for name in (1...8).map({ "orient-\($0).heic" }) + ["adobe-rgb-item.heic", "embedded-thumbnail.avif"] {
             let source = try Fixture.source(name)
             for pixels in [try source.image(at: 0).pixels(.rgba8), try source.thumbnail(maxPixelSize: 32, options: ThumbnailOptions(colorProfile: .keep)).pixels(.bgra8)] {

@@ -108,6 +108,19 @@ struct WorldFilesTests {
         #expect(topLeft.r > 200 && topLeft.b > 200 && topLeft.g < 60, "magenta top-left: \(topLeft)")
     }
 
+    @Test("a phone HEIC decoded whole keeps its Exif, the orientation tag restating the upright pixels")
+    func phoneHEICExif() throws {
+        // The fixture's Exif block (its TIFF header at offset 0, where phones put it at 6) says 6.
+        let source = try Fixture.source("phone-12mp.heic")
+        let jpeg = try source.image(at: 0).encoded(as: .jpeg(quality: 80))
+        let again = try ImageSource(data: jpeg)
+        let p = try again.properties(at: 0)
+        #expect(p.pixelWidth == 4032 && p.pixelHeight == 3024)
+        #expect(p.orientation == .up, "a viewer must not turn the upright pixels again")
+        #expect(p.exif["Orientation"] == "1", "the Exif block came along, its tag reset: \(p.exif)")
+        try expectUprightQuadrants(try again.thumbnail(maxPixelSize: 256))
+    }
+
     @Test("a greyscale JPEG with a broken ICC profile shows its grey, as viewers ignore the profile")
     func brokenProfile() throws {
         let thumb = try Fixture.source("jpeg-gray-broken-icc.jpg").thumbnail(maxPixelSize: 64)

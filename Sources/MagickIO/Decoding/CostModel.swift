@@ -11,9 +11,9 @@
 /// - GIF: the frame's colour indices and ImageMagick's decode buffers (about 3 bytes a pixel).
 /// - WebP: libwebp's RGBA output (4 bytes a pixel, and a little more).
 /// - TIFF, BMP: ImageMagick reads the stored pixel data whole for some layouts (4 bytes a pixel).
-/// - HEIC/AVIF: libheif's YCbCr planes, the codec's reference frames and, for an image with alpha
-///   (decoded by MagickIO through libheif), the interleaved RGBA copy; about 8 bytes a pixel,
-///   and a few MiB for the codec itself.
+/// - HEIC/AVIF (decoded by MagickIO through libheif, ``HEIFPrimary``): libheif's YCbCr planes,
+///   the codec's reference frames and the interleaved RGB(A) copy; about 8 bytes a pixel (12 with
+///   alpha), and a few MiB for the codec itself.
 /// An animation frame is composited on its canvas: a second canvas-sized image.
 ///
 /// When MagickIO cannot read the header, it assumes the costliest case for the format (fail closed):

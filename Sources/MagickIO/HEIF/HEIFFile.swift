@@ -95,6 +95,24 @@ final class HEIFFile {
         return profile
     }
 
+    /// The image's first Exif block as ImageMagick keeps an `exif` profile (as a JPEG's APP1
+    /// segment holds it: `Exif\0\0`, then the TIFF structure), or nil. The block starts with the
+    /// offset of its TIFF header: 6 from phones (past their own `Exif\0\0`), 0 from some encoders.
+    func exifProfile(_ handle: OpaquePointer) -> [UInt8]? {
+        var id: heif_item_id = 0
+        guard heif.image_handle_get_list_of_metadata_block_IDs(handle, "Exif", &id, 1) > 0 else { return nil }
+        let size = heif.image_handle_get_metadata_size(handle, id)
+        guard size > 8, size <= 1 << 24 else { return nil }
+        var block = [UInt8](repeating: 0, count: size)
+        guard heif.image_handle_get_metadata(handle, id, &block).code == heif_error_Ok else { return nil }
+        let offset = block[0..<4].reduce(0) { $0 << 8 | Int($1) }
+        let start = 4 + offset
+        guard offset <= size - 12 else { return nil }
+        let tiff = block[start...]
+        guard tiff.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) || tiff.starts(with: [0x49, 0x49, 0x2A, 0x00]) else { return nil }
+        return Array("Exif\0\0".utf8) + tiff
+    }
+
     static func check(_ error: heif_error, _ doing: String) throws(MagickIOError) {
         guard error.code != heif_error_Ok else { return }
         let reason = error.message.map { String(cString: $0) } ?? "error \(error.code.rawValue)"

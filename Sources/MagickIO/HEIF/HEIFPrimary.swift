@@ -1,7 +1,8 @@
 import Foundation
 
-/// The primary image of a HEIC or AVIF file, for what ImageMagick 6's HEIC coder loses: its alpha
-/// (an auxiliary image the coder never reads) and its ICC profile.
+/// The primary image of a HEIC or AVIF file, decoded by libheif: what ImageMagick 6's HEIC coder
+/// loses (the alpha, an auxiliary image it never reads, and the ICC profile) kept, in half the
+/// coder's pixel cache.
 enum HEIFPrimary {
     /// Whether the primary image has an alpha channel, or nil when libheif cannot open the file.
     static func hasAlpha(in bytes: SourceBytes, maxPixelCount: Int) -> Bool? {
@@ -9,36 +10,34 @@ enum HEIFPrimary {
     }
 
     /// Decodes the primary image with its alpha, upright (libheif applies `irot`/`imir`/`clap`),
-    /// 8 bits per channel, with its ICC profile, into `wand`, which must hold no image.
-    static func decode(_ bytes: SourceBytes, maxPixelCount: Int, into wand: Wand) throws(MagickIOError) {
-        guard let file = HEIFFile(bytes, maxPixelCount: maxPixelCount) else {
-            throw MagickIOError(.corruptImage, "libheif cannot open the file")
-        }
+    /// 8 bits per channel, with its ICC profile and its Exif block, into `wand`, which must hold no
+    /// image. Nil, with `wand` untouched, when libheif cannot open the file.
+    static func decode(_ bytes: SourceBytes, maxPixelCount: Int, into wand: Wand) throws(MagickIOError) -> Void? {
+        guard let file = HEIFFile(bytes, maxPixelCount: maxPixelCount) else { return nil }
         try file.decode(file.primary, into: wand, what: "the HEIF image")
         if let profile = file.iccProfile(file.primary) {
             wand.setProfile("icc", profile)
         }
-    }
-
-    /// The primary image's ICC profile, which ImageMagick 6's HEIC coder leaves behind (a phone's
-    /// Display P3 photo would otherwise pass for sRGB), or nil.
-    static func profile(in bytes: SourceBytes, maxPixelCount: Int) -> [UInt8]? {
-        HEIFFile(bytes, maxPixelCount: maxPixelCount).flatMap { $0.iccProfile($0.primary) }
+        if let exif = file.exifProfile(file.primary) {
+            wand.setProfile("exif", exif)
+        }
+        // The pixels are upright already (an Exif tag only restated the transformations): so say
+        // the image and, when written, its Exif block.
+        try wand.applyOrientation(.up)
+        return ()
     }
 }
 
 extension ImageSource {
-    /// Reads a HEIC or AVIF frame into `wand`: through ImageMagick's coder, with the ICC profile it
-    /// drops put back; or, for an image with alpha, which that coder cannot read, through libheif.
+    /// Reads a HEIC or AVIF frame into `wand` through libheif: one copy of the pixels in
+    /// ImageMagick's cache, alpha and ICC profile kept. ImageMagick 6's HEIC coder, the fallback
+    /// for a file libheif cannot open from MagickIO's reader, drops the alpha image and the ICC
+    /// profile, and takes twice the cache at its peak (it sets the image's colorspace after its
+    /// size, and the pixel cache is copied for it), which is more than the guard can promise.
     func readHEIF(frame index: Int, into wand: Wand, cacheBytes: Int) throws(MagickIOError) -> [DecoderWarning] {
-        if frames[index].hasAlpha {
-            try HEIFPrimary.decode(bytes, maxPixelCount: decodingOptions.maxPixelCount, into: wand)
+        if try HEIFPrimary.decode(bytes, maxPixelCount: decodingOptions.maxPixelCount, into: wand) != nil {
             return []
         }
-        let warnings = try wand.read(bytes, format: format, ping: false, strictness: decodingOptions.strictness, cacheBytes: cacheBytes)
-        if wand.profile("icc") == nil, let profile = HEIFPrimary.profile(in: bytes, maxPixelCount: decodingOptions.maxPixelCount) {
-            wand.setProfile("icc", profile)
-        }
-        return warnings
+        return try wand.read(bytes, format: format, ping: false, strictness: decodingOptions.strictness, cacheBytes: cacheBytes)
     }
 }

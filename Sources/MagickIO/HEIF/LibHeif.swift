@@ -23,6 +23,9 @@ struct LibHeif: @unchecked Sendable {
     let image_handle_get_color_profile_type: heif_image_handle_get_color_profile_type_f
     let image_handle_get_raw_color_profile_size: heif_image_handle_get_raw_color_profile_size_f
     let image_handle_get_raw_color_profile: heif_image_handle_get_raw_color_profile_f
+    let image_handle_get_list_of_metadata_block_IDs: heif_image_handle_get_list_of_metadata_block_IDs_f
+    let image_handle_get_metadata_size: heif_image_handle_get_metadata_size_f
+    let image_handle_get_metadata: heif_image_handle_get_metadata_f
     let decoding_options_alloc: heif_decoding_options_alloc_f
     let decoding_options_free: heif_decoding_options_free_f
     let decode_image: heif_decode_image_f
@@ -60,6 +63,9 @@ struct LibHeif: @unchecked Sendable {
             image_handle_get_color_profile_type = try load("heif_image_handle_get_color_profile_type")
             image_handle_get_raw_color_profile_size = try load("heif_image_handle_get_raw_color_profile_size")
             image_handle_get_raw_color_profile = try load("heif_image_handle_get_raw_color_profile")
+            image_handle_get_list_of_metadata_block_IDs = try load("heif_image_handle_get_list_of_metadata_block_IDs")
+            image_handle_get_metadata_size = try load("heif_image_handle_get_metadata_size")
+            image_handle_get_metadata = try load("heif_image_handle_get_metadata")
             decoding_options_alloc = try load("heif_decoding_options_alloc")
             decoding_options_free = try load("heif_decoding_options_free")
             decode_image = try load("heif_decode_image")
