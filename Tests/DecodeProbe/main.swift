@@ -4,6 +4,8 @@
 // decodes, and prints the growth of the peak over the resident set just before. One JSON line.
 // `DecodeProbe FILE hold` instead decodes FILE three times, keeping every image, and prints what
 // each decode gave: a width, or the error kind (the pixel cache fills up).
+// `DecodeProbe FILE parallel N` makes a 256-pixel thumbnail of FILE on N threads at once and
+// prints what each gave and ImageMagick's pixel cache in use before and after (all given back).
 import Foundation
 @_spi(Calibration) import MagickIO
 
@@ -32,6 +34,38 @@ if arguments.count > 2, arguments[2] == "hold" {
         }
     }
     print("{\"outcomes\": [\(outcomes.joined(separator: ", "))]}")
+    exit(0)
+}
+if arguments.count > 3, arguments[2] == "parallel", let threads = Int(arguments[3]) {
+    let source = try ImageSource(url: URL(fileURLWithPath: arguments[1]), options: DecodingOptions(memoryBudget: 1 << 40))
+    let before = ImageSource.pixelCacheInUse
+    final class Outcomes: @unchecked Sendable {
+        let lock = NSLock()
+        var list: [String] = []
+    }
+    let outcomes = Outcomes()
+    let group = DispatchGroup()
+    let start = DispatchSemaphore(value: 0)
+    for _ in 0..<threads {
+        group.enter()
+        // Threads of their own, released together: a dispatch queue would run two at a time.
+        let thread = Thread {
+            defer { group.leave() }
+            start.wait()
+            let outcome: String
+            do {
+                outcome = "\"\(try source.thumbnail(maxPixelSize: 256).width)\""
+            } catch {
+                outcome = "\"\((error as? MagickIOError)?.kind.rawValue ?? "\(error)")\""
+            }
+            outcomes.lock.withLock { outcomes.list.append(outcome) }
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+    for _ in 0..<threads { start.signal() }
+    group.wait()
+    print("{\"outcomes\": [\(outcomes.list.joined(separator: ", "))], \"cacheBefore\": \(before), \"cacheAfter\": \(ImageSource.pixelCacheInUse)}")
     exit(0)
 }
 let thumbnailSize = arguments.count > 2 ? Int(arguments[2]) : nil

@@ -61,8 +61,9 @@ extension ImageSource {
     /// with the decoder's warnings (the wand holds that frame only, and is cleared afterwards). The
     /// read and whatever `body` does stop at the next row once `interrupt` says so, and then throw.
     ///
-    /// A decode that finds ImageMagick's pixel cache full while other decodes run is tried once
-    /// more, alone (``CacheGate``).
+    /// The decode waits until its share of ImageMagick's pixel cache fits beside the decodes
+    /// under way; one that still finds the pool full while others run is tried once more, alone
+    /// (``CacheGate``).
     func withDecoded<T>(frame index: Int, jpegHint: JPEGScale.Hint? = nil, interrupt: Interrupt? = nil,
                         _ body: (Wand, [DecoderWarning]) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
         try checkLimits(frame: index, jpegHint: jpegHint)
@@ -73,9 +74,9 @@ extension ImageSource {
             }
         }
         do {
-            return try CacheGate.shared.shared(attempt)
+            return try CacheGate.shared.shared(reserving: cacheBytes, attempt)
         } catch where error.kind == .limitExceeded && error.limit == nil {
-            return try CacheGate.shared.exclusive(attempt)
+            return try CacheGate.shared.exclusive(reserving: cacheBytes, attempt)
         }
     }
 

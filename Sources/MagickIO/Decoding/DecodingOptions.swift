@@ -134,4 +134,11 @@ extension ImageSource {
     public func estimatedThumbnailBytes(maxPixelSize: Int) throws -> Int {
         thumbnailEstimate(try thumbnailPlan(.maxPixelSize(maxPixelSize), at: 0, allowUpscale: false), at: 0)
     }
+
+    /// Bytes of ImageMagick's pixel cache in use now, process-wide: what its memory limit counts.
+    /// For the probe's check that decodes give back all they took.
+    @_spi(Calibration)
+    public static var pixelCacheInUse: Int {
+        MagickCache.inUse
+    }
 }

@@ -16,18 +16,37 @@ enum MagickCache {
     }
 }
 
-/// Admission to ImageMagick's pixel cache. Decodes run side by side ("shared"); one that failed
-/// because the pool was full while others ran runs again alone ("exclusive"): it waits for the
-/// decodes under way to finish, and new ones wait for it. So an image that decodes alone never
-/// fails in a batch for want of cache. Only the decode itself holds the gate, never a caller's
-/// wait, so it cannot deadlock.
+/// Admission to ImageMagick's pixel cache. Each decode reserves the cache its estimate says it
+/// will hold (``DecodeEstimate/cacheBytes``) and runs beside others only while the reservations,
+/// with what is held outside them (images callers keep), fit in the pool; otherwise it waits its
+/// turn, first come first served. A decode that still fails because the pool was full while
+/// others ran (an estimate short of what a coder took) runs again alone ("exclusive"): it waits
+/// for the decodes under way to finish, and new ones wait for it. So an image that decodes alone
+/// never fails in a batch for want of cache.
+///
+/// Waiting, not failing, matters beyond the retry: ImageMagick 6.9.11 loses an image's pixels
+/// when a coder reopens its cache (a colorspace change after the size is set, as the HEIC coder
+/// does) and the pool cannot take the new copy. The old pixels and their count in the pool are
+/// never given back, and the pool stays that much smaller for the life of the process.
+///
+/// Only the decode itself holds the gate, never a caller's wait, and a decode is admitted at once
+/// when none runs, so it cannot deadlock.
 final class CacheGate: @unchecked Sendable {
     static let shared = CacheGate()
 
     private let condition = NSCondition()
     private var running = 0
+    private var reserved = 0
+    private var nextTicket = 0
+    private var servedTicket = 0
     private var exclusiveWaiting = 0
     private var exclusive = false
+    private let pool: () -> (inUse: Int, limit: Int)
+
+    /// A gate over ImageMagick's pool, or over `pool` (bytes in use and the limit) in tests.
+    init(pool: @escaping () -> (inUse: Int, limit: Int) = { (MagickCache.inUse, MagickCache.limit) }) {
+        self.pool = pool
+    }
 
     /// Decodes running now.
     var runningCount: Int {
@@ -36,37 +55,63 @@ final class CacheGate: @unchecked Sendable {
         return running
     }
 
-    /// Runs `body` beside other shared decodes, after any exclusive one.
-    func shared<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+    /// Bytes the running decodes have reserved.
+    var reservedBytes: Int {
         condition.lock()
-        while exclusive || exclusiveWaiting > 0 { condition.wait() }
+        defer { condition.unlock() }
+        return reserved
+    }
+
+    /// Runs `body` beside other shared decodes once `bytes` more fit in the pool (or none runs),
+    /// after any exclusive one and every decode that asked before it.
+    func shared<T, E: Error>(reserving bytes: Int, _ body: () throws(E) -> T) throws(E) -> T {
+        condition.lock()
+        let ticket = nextTicket
+        nextTicket += 1
+        while exclusive || exclusiveWaiting > 0 || ticket != servedTicket || !fits(bytes) { condition.wait() }
+        servedTicket += 1
         running += 1
+        reserved = reserved.saturatingPlus(bytes)
+        condition.broadcast()  // the next ticket may fit too
         condition.unlock()
-        defer { leave() }
+        defer { leave(bytes) }
         return try body()
     }
 
     /// Runs `body` once no other decode is under way, holding new ones back until it is done.
-    func exclusive<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+    func exclusive<T, E: Error>(reserving bytes: Int, _ body: () throws(E) -> T) throws(E) -> T {
         condition.lock()
         exclusiveWaiting += 1
         while running > 0 || exclusive { condition.wait() }
         exclusiveWaiting -= 1
         exclusive = true
         running += 1
+        reserved = reserved.saturatingPlus(bytes)
         condition.unlock()
         defer {
             condition.lock()
             exclusive = false
             condition.unlock()
-            leave()
+            leave(bytes)
         }
         return try body()
     }
 
-    private func leave() {
+    /// Whether a decode reserving `bytes` may start now (called with the lock held). With none
+    /// running, always: waiting would free nothing. Otherwise the reservations and what is held
+    /// outside them must fit in the pool; what the running decodes have taken is counted once, as
+    /// their reservations, so the pool's count beyond them is held outside.
+    private func fits(_ bytes: Int) -> Bool {
+        guard running > 0 else { return true }
+        let (inUse, limit) = pool()
+        let outside = max(0, inUse - reserved)
+        return reserved.saturatingPlus(bytes).saturatingPlus(outside) <= limit
+    }
+
+    private func leave(_ bytes: Int) {
         condition.lock()
         running -= 1
+        reserved -= bytes
         condition.broadcast()
         condition.unlock()
     }
