@@ -65,7 +65,10 @@ if arguments.count > 3, arguments[2] == "parallel", let threads = Int(arguments[
     }
     for _ in 0..<threads { start.signal() }
     group.wait()
-    print("{\"outcomes\": [\(outcomes.list.joined(separator: ", "))], \"cacheBefore\": \(before), \"cacheAfter\": \(ImageSource.pixelCacheInUse)}")
+    let line = "{\"outcomes\": [\(outcomes.list.joined(separator: ", "))], \"cacheBefore\": \(before), \"cacheAfter\": \(ImageSource.pixelCacheInUse)}\n"
+    // Written at once, not buffered until exit: under LeakSanitizer, exit's leak check may fail
+    // on threads still ending and lose what print buffered.
+    FileHandle.standardOutput.write(Data(line.utf8))
     exit(0)
 }
 let thumbnailSize = arguments.count > 2 ? Int(arguments[2]) : nil
