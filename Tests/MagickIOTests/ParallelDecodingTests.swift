@@ -165,35 +165,29 @@ struct ParallelDecodingTests {
 
     @Test("the cache gate runs decodes side by side only while their reservations and what is held outside fit the pool")
     func gateAdmission() throws {
-        // A pool of 256 units, 40 held outside the gate: two 100-unit decodes fit together (240),
-        // a third waits; a 200-unit decode runs only alone.
+        // A pool of 256 units with 40 held outside the gate: a 100-unit decode runs beside another
+        // (240 in all); a 200-unit one waits until the pool is its own.
         let gate = CacheGate(pool: { (inUse: 40, limit: 256) })
-        let inside = Locked<(now: Int, reserved: Int, maxReserved: Int, maxCount: Int)>((0, 0, 0, 0))
-        let group = DispatchGroup()
-        for bytes in [100, 100, 100, 200, 100, 100, 200, 100] {
-            group.enter()
-            let thread = Thread {
-                defer { group.leave() }
-                gate.shared(reserving: bytes) {
-                    inside.withLock {
-                        $0.now += 1
-                        $0.reserved += bytes
-                        $0.maxReserved = max($0.maxReserved, $0.reserved)
-                        $0.maxCount = max($0.maxCount, $0.now)
-                    }
-                    Thread.sleep(forTimeInterval: 0.02)
-                    inside.withLock {
-                        $0.now -= 1
-                        $0.reserved -= bytes
-                    }
-                }
-            }
-            thread.start()
-        }
-        group.wait()
-        let seen = inside.withLock { $0 }
-        #expect(seen.maxReserved <= 216, "reservations over the pool's free 216 units: \(seen.maxReserved)")
-        #expect(seen.maxCount == 2, "two 100-unit decodes ran together")
+        let firstIn = DispatchSemaphore(value: 0), releaseFirst = DispatchSemaphore(value: 0)
+        let first = Thread { gate.shared(reserving: 100) { _ = firstIn.signal(); releaseFirst.wait() } }
+        first.start()
+        #expect(firstIn.wait(timeout: .now() + 30) == .success)
+
+        let secondIn = DispatchSemaphore(value: 0)
+        Thread { gate.shared(reserving: 100) { _ = secondIn.signal() } }.start()
+        #expect(secondIn.wait(timeout: .now() + 30) == .success, "a second 100-unit decode fits beside the first")
+
+        let bigIn = Locked(false), bigDone = DispatchSemaphore(value: 0)
+        Thread {
+            gate.shared(reserving: 200) { bigIn.withLock { $0 = true } }
+            bigDone.signal()
+        }.start()
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(!bigIn.withLock { $0 }, "a 200-unit decode must not start beside a running 100-unit one")
+        #expect(gate.reservedBytes == 100)
+        releaseFirst.signal()
+        #expect(bigDone.wait(timeout: .now() + 30) == .success, "alone, it runs")
+        #expect(bigIn.withLock { $0 })
         #expect(gate.runningCount == 0 && gate.reservedBytes == 0)
     }
 
