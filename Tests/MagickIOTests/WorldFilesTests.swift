@@ -121,6 +121,27 @@ struct WorldFilesTests {
         try expectUprightQuadrants(try again.thumbnail(maxPixelSize: 256))
     }
 
+    @Test("HEIC and AVIF through libheif give the pixels of ImageMagick's HEIC coder, their fallback",
+          arguments: (1...8).map { "orient-\($0).heic" } + ["adobe-rgb-item.heic", "embedded-thumbnail.heic", "embedded-thumbnail.avif"])
+    func heifPathsAgree(name: String) throws {
+        let data = try Fixture.data(name)
+        let own = try ImageSource(data: data).image(at: 0)
+        let coder = Wand()
+        _ = try coder.read(.memory(data), format: name.hasSuffix(".avif") ? .avif : .heic, ping: false)
+        let magick = Image(wand: coder, orientation: .up)
+        #expect(own.width == magick.width && own.height == magick.height, "\(own.width)x\(own.height) vs \(magick.width)x\(magick.height)")
+        #expect(!own.properties.hasAlpha)
+        #expect(own.properties.colorSpace == "srgb", "libheif's RGB (the coder's is YCbCr, or sRGB with a profile)")
+        let a = try own.pixels(.rgba8), b = try magick.pixels(.rgba8)
+        guard a.bytes.count == b.bytes.count else { return }
+        let sum = zip(a.bytes, b.bytes).reduce(0.0) { total, pair in
+            let d = (Double(pair.0) - Double(pair.1)) / 255
+            return total + d * d
+        }
+        let rmse = (sum / Double(a.bytes.count)).squareRoot()
+        #expect(rmse < 0.01, "RMSE \(rmse)")
+    }
+
     @Test("a greyscale JPEG with a broken ICC profile shows its grey, as viewers ignore the profile")
     func brokenProfile() throws {
         let thumb = try Fixture.source("jpeg-gray-broken-icc.jpg").thumbnail(maxPixelSize: 64)
