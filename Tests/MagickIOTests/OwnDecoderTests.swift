@@ -2,10 +2,10 @@ import Foundation
 import Testing
 @_spi(Benchmarks) @testable import MagickIO
 
-/// MagickIO's own JPEG and PNG paths (libjpeg-turbo and libpng rows streamed into the resampler)
-/// held to ImageMagick's path on the same files: the same size, orientation, colours, alpha,
+/// MagickIO's own JPEG, PNG and HEIF paths (libjpeg-turbo's, libpng's and libheif's rows streamed
+/// into the resampler) held to ImageMagick's path on the same files: the same size, orientation, colours, alpha,
 /// warnings and errors; and everything they do not take exactly handed to ImageMagick.
-@Suite("Own JPEG and PNG decoders")
+@Suite("Own JPEG, PNG and HEIF decoders")
 struct OwnDecoderTests {
     static let imageMagickOnly: ThumbnailOptions = {
         var options = ThumbnailOptions()
@@ -15,13 +15,17 @@ struct OwnDecoderTests {
 
     /// Files the own paths take: baseline and progressive JPEG, 4:2:0 and 4:4:4, an Adobe RGB
     /// profile, every EXIF orientation; 8-bit RGB and RGBA PNG, 16-bit RGBA, a 4-bit palette with
-    /// tRNS, RGB with a tRNS colour, sRGB's gAMA, an iCCP profile, a raw-profile orientation.
+    /// tRNS, RGB with a tRNS colour, sRGB's gAMA, an iCCP profile, a raw-profile orientation;
+    /// HEIC with every irot/imir, an Adobe RGB profile, alpha, HEIC and AVIF with thumbnail items
+    /// (ImageMagick's path decodes these through libheif whole into its pixel cache).
     static let taken: [(String, Image.Decoder)] =
         ["photo.jpg", "progressive.jpg", "own-444.jpg", "adobe-rgb.jpg", "jpeg-broken-xmp.jpg"].map { ($0, .libjpeg) }
         + (1...8).map { ("orient-\($0).jpg", .libjpeg) }
         + ["photo.png", "alpha.png", "quadrants.png", "own-rgba16.png", "own-palette-trns.png", "own-rgb-trns.png",
            "own-gamma-srgb.png", "own-icc.png", "png-raw-exif-6.png"].map { ($0, .libpng) }
         + (1...8).map { ("orient-\($0).png", .libpng) }
+        + ((1...8).map { "orient-\($0).heic" } + ["adobe-rgb-item.heic", "heic-alpha.heic", "avif-alpha.avif",
+                                                  "embedded-thumbnail.heic", "embedded-thumbnail.avif"]).map { ($0, .libheif) }
 
     /// Files handed to ImageMagick: CMYK, grey, an Adobe marker, interlaced PNG, a linear gAMA,
     /// and files a decoder warns about.

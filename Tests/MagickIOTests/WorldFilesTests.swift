@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import MagickIO
+@_spi(Benchmarks) @testable import MagickIO
 
 /// Classes of real-world files the sweep found mishandled, each reproduced by a generated fixture
 /// (scripts/world-fixtures.py): alpha, frame placement, BigTIFF, odd TIFF directories, EXIF in PNG
@@ -106,6 +106,26 @@ struct WorldFilesTests {
         #expect(item.width == 320 && item.height == 240)
         let topLeft = try item.pixels(.rgba8).rgba(x: 80, y: 60)
         #expect(topLeft.r > 200 && topLeft.b > 200 && topLeft.g < 60, "magenta top-left: \(topLeft)")
+    }
+
+    @Test("a 24 MP phone HEIC thumbnails upright under the default budget, its rows from libheif; decoded whole it is over")
+    func phoneHEIC24() throws {
+        let source = try Fixture.source("phone-24mp.heic")
+        let p = try source.properties(at: 0)
+        #expect(p.pixelWidth == 5712 && p.pixelHeight == 4284 && p.orientation == .up)
+        let thumbnail = try source.thumbnail(maxPixelSize: 256)
+        #expect(thumbnail.decoder == .libheif)
+        #expect(thumbnail.width == 256 && thumbnail.height == 192)
+        try expectUprightQuadrants(thumbnail)
+        // Whole, into ImageMagick's pixel cache (8 bytes a pixel more): over the 256 MiB budget.
+        var wholeDecode = ThumbnailOptions()
+        wholeDecode.ownDecoders = false
+        do {
+            _ = try source.thumbnail(maxPixelSize: 256, options: wholeDecode)
+            Issue.record("a 24 MP HEIC decoded whole under the default budget")
+        } catch let error as MagickIOError {
+            #expect(error.kind == .limitExceeded && error.limit?.name == "memoryBudget", "\(error)")
+        }
     }
 
     @Test("a phone HEIC decoded whole keeps its Exif, the orientation tag restating the upright pixels")

@@ -70,8 +70,8 @@ struct DecodeEstimate: Sendable, Hashable {
         case .tiff, .bmp:
             extra = decoded.saturatingTimes(4)
         case .heic, .avif:
-            extra = stored.saturatingTimes(header?.hasAlpha == false ? 8 : 12)
-            overhead = 8 << 20
+            extra = Self.libheifBytes(stored: stored, header: header)
+            overhead = Self.libheifOverhead
         default:
             // A format MagickIO does not model: as much again as the cache.
             extra = cache
@@ -94,7 +94,10 @@ struct DecodeEstimate: Sendable, Hashable {
     /// never holds the decoded image: libjpeg's coefficient buffer for a progressive JPEG (as
     /// above; unknown header: assumed progressive 4:4:4), the decoder's and the resampler's rows
     /// (at most eight sums of the decoded width in floats, and the decoder's own row buffers,
-    /// counted as 64 more floats a pixel of width), and the output image (``resizeBytes``).
+    /// counted as 64 more floats a pixel of width), and the output image (``resizeBytes``). A HEIC
+    /// or AVIF is held whole by libheif: what the other path counts for it beyond the cache
+    /// (its planes, the codec's frames, the RGB(A) copy the rows come from), and its codec's
+    /// allowance.
     static func streamed(format: ImageFormat, header: ImageHeader?, stored: (width: Int, height: Int),
                          decoded: (width: Int, height: Int), output: (width: Int, height: Int)) -> DecodeEstimate {
         var extra = 0
@@ -102,15 +105,28 @@ struct DecodeEstimate: Sendable, Hashable {
             let samples = header?.samplesPerPixel ?? 4
             extra = bytes(Double(stored.width.saturatingTimes(stored.height)) * samples * 2)
         }
+        var overhead = fixedOverhead
+        if format.isHEIF {
+            extra = libheifBytes(stored: stored.width.saturatingTimes(stored.height), header: header)
+            overhead = libheifOverhead
+        }
         let rows = decoded.width.saturatingTimes(4 * 4 * (8 + 3) + 64 * 4)
         let total = extra.saturatingPlus(rows).saturatingPlus(resizeBytes(from: decoded.width, to: output))
         var estimate = DecodeEstimate(format: format, header: header, width: stored.width, height: stored.height, jpegHint: nil)
         estimate.width = decoded.width
         estimate.height = decoded.height
         estimate.cacheBytes = output.width.saturatingTimes(output.height).saturatingTimes(8)
-        estimate.bytes = total.saturatingPlus(total / 16).saturatingPlus(fixedOverhead)
+        estimate.bytes = total.saturatingPlus(total / 16).saturatingPlus(overhead)
         return estimate
     }
+
+    /// libheif's part of a HEIC or AVIF decode of `stored` pixels (see the type's notes).
+    private static func libheifBytes(stored: Int, header: ImageHeader?) -> Int {
+        stored.saturatingTimes(header?.hasAlpha == false ? 8 : 12)
+    }
+
+    /// The HEVC or AV1 codec's own allowance.
+    private static let libheifOverhead = 8 << 20
 
     private static func bytes(_ value: Double) -> Int {
         value < Double(Int.max) ? Int(value) : .max

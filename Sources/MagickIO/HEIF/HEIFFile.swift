@@ -40,9 +40,18 @@ final class HEIFFile {
         heif.context_free(context)
     }
 
-    /// Decodes the image of `handle`, upright and 8 bits per channel (HDR converted down), with
-    /// its alpha, into `wand`, which must hold no image.
-    func decode(_ handle: OpaquePointer, into wand: Wand, what: String) throws(MagickIOError) {
+    /// The image of `handle` decoded by libheif, upright and 8 bits per channel (HDR converted
+    /// down), interleaved RGB or, with alpha, RGBA; released with `heif.image_release(image)`.
+    struct Decoded {
+        let image: OpaquePointer
+        let plane: UnsafePointer<UInt8>
+        let width: Int
+        let height: Int
+        let stride: Int
+        let channels: Int
+    }
+
+    func decodeInterleaved(_ handle: OpaquePointer, what: String) throws(MagickIOError) -> Decoded {
         let hasAlpha = heif.image_handle_has_alpha_channel(handle) != 0
         let options = heif.decoding_options_alloc()
         defer { heif.decoding_options_free(options) }
@@ -52,25 +61,35 @@ final class HEIFFile {
                                          hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options),
                        "decoding \(what)")
         guard let image else { throw MagickIOError(.corruptImage, "libheif returned no image for \(what)") }
-        defer { heif.image_release(image) }
         let width = Int(heif.image_get_width(image, heif_channel_interleaved))
         let height = Int(heif.image_get_height(image, heif_channel_interleaved))
         var stride: Int32 = 0
-        guard width > 0, height > 0, let plane = heif.image_get_plane_readonly(image, heif_channel_interleaved, &stride) else {
+        let channels = hasAlpha ? 4 : 3
+        guard width > 0, height > 0, let plane = heif.image_get_plane_readonly(image, heif_channel_interleaved, &stride),
+              Int(stride) >= width * channels else {
+            heif.image_release(image)
             throw MagickIOError(.corruptImage, "\(what) decoded to no pixels")
         }
-        let channels = hasAlpha ? 4 : 3
-        let map = hasAlpha ? "RGBA" : "RGB"
+        return Decoded(image: image, plane: plane, width: width, height: height, stride: Int(stride), channels: channels)
+    }
+
+    /// Decodes the image of `handle` (``decodeInterleaved(_:what:)``) into `wand`, which must hold
+    /// no image.
+    func decode(_ handle: OpaquePointer, into wand: Wand, what: String) throws(MagickIOError) {
+        let decoded = try decodeInterleaved(handle, what: what)
+        defer { heif.image_release(decoded.image) }
+        let (width, height, channels) = (decoded.width, decoded.height, decoded.channels)
+        let map = channels == 4 ? "RGBA" : "RGB"
         let rowBytes = width * channels
-        if Int(stride) == rowBytes {
-            try wand.constitute(width: width, height: height, map: map, pixels: plane)
+        if decoded.stride == rowBytes {
+            try wand.constitute(width: width, height: height, map: map, pixels: decoded.plane)
             return
         }
         // MagickConstituteImage wants packed rows; libheif pads these.
         var packed = [UInt8](repeating: 0, count: rowBytes * height)
         packed.withUnsafeMutableBytes { destination in
             for row in 0..<height {
-                (destination.baseAddress! + row * rowBytes).copyMemory(from: plane + row * Int(stride), byteCount: rowBytes)
+                (destination.baseAddress! + row * rowBytes).copyMemory(from: decoded.plane + row * decoded.stride, byteCount: rowBytes)
             }
         }
         let constituted = packed.withUnsafeBytes { raw in

@@ -1,12 +1,13 @@
 // Step 3 of the thumbnail pipeline done MagickIO's own way where the file allows: a JPEG's rows
-// from libjpeg-turbo at the DCT scale the plan chooses, or a plain PNG's from libpng, flow
-// straight into the resampler, and only the thumbnail-sized result is ever held. Everything else,
+// from libjpeg-turbo at the DCT scale the plan chooses, a plain PNG's from libpng, or a HEIC's or
+// AVIF's from libheif's buffer flow straight into the resampler, and only the thumbnail-sized
+// result is ever held in ImageMagick's pixel cache. Everything else,
 // and any file these decoders warn about, takes ImageMagick's path (the fallback), which then
 // applies the source's strictness and reports what it finds.
 
 /// How a thumbnail goes the own way: which decoder, at what size, at what cost.
 struct StreamPlan: Sendable {
-    /// JPEG: the DCT scale's numerator k (k/8); PNG: 8.
+    /// JPEG: the DCT scale's numerator k (k/8); PNG, HEIF: 8.
     var scale: Int
     /// The size the rows come at.
     var decoded: (width: Int, height: Int)
@@ -15,8 +16,9 @@ struct StreamPlan: Sendable {
 
 extension ImageSource {
     /// The own path's plan for frame `index`, or nil when its header already says ImageMagick
-    /// must decode it: not a lone JPEG of three components or a non-interlaced RGB, RGBA or
-    /// palette PNG, an enlargement, or metadata to keep (ImageMagick's path copies it).
+    /// must decode it: not a lone JPEG of three components, a non-interlaced RGB, RGBA or
+    /// palette PNG, or a HEIC or AVIF, an enlargement, or metadata to keep (ImageMagick's path
+    /// copies it).
     func streamPlan(_ plan: ThumbnailPlan, at index: Int, options: ThumbnailOptions) -> StreamPlan? {
         guard index == 0, count == 1, options.metadata == .stripAll, options.ownDecoders, let header else { return nil }
         let stored = (width: header.width, height: header.height)
@@ -29,6 +31,11 @@ extension ImageSource {
         case .png where !header.isInterlaced && header.components >= 3:
             scale = 8
             decoded = stored
+        case .heic, .avif:
+            // libheif's size, turned by irot and cut by clap as it decodes (the header's is the
+            // coded one).
+            scale = 8
+            decoded = (frames[0].pixelWidth, frames[0].pixelHeight)
         default:
             return nil
         }
@@ -58,12 +65,19 @@ extension ImageSource {
             let decoded: Result<Image.Decoder, RowSourceFailure> = bytes.withDecoderInput { input, descriptor, size in
                 Result { () throws(RowSourceFailure) -> Image.Decoder in
                     try DecodeActivity.run { idleCore throws(RowSourceFailure) in
-                        let decoder: RawRowSource = format == .jpeg
-                            ? try JPEGRows(input: input, descriptor: descriptor, size: size, scale: stream.scale,
-                                           memoryLimit: decodingOptions.memoryBudget, interrupt: interrupt)
-                            : try PNGRows(input: input, descriptor: descriptor, size: size)
-                        // A big image on an otherwise idle machine: decode on a second core.
-                        let pipelined = idleCore && stream.decoded.width.saturatingTimes(stream.decoded.height) >= Self.pipelineThreshold
+                        let decoder: RawRowSource = switch format {
+                        case .jpeg:
+                            try JPEGRows(input: input, descriptor: descriptor, size: size, scale: stream.scale,
+                                         memoryLimit: decodingOptions.memoryBudget, interrupt: interrupt)
+                        case .png:
+                            try PNGRows(input: input, descriptor: descriptor, size: size)
+                        default:
+                            try HEIFRows(bytes, maxPixelCount: decodingOptions.maxPixelCount)
+                        }
+                        // A big image on an otherwise idle machine: decode on a second core (libheif
+                        // has decoded a HEIF whole already: nothing is left to overlap).
+                        let pipelined = idleCore && !format.isHEIF
+                            && stream.decoded.width.saturatingTimes(stream.decoded.height) >= Self.pipelineThreshold
                             ? PipelinedRows(decoder) : nil
                         defer { pipelined?.stop() }  // joined before the input goes away
                         let rows: RowSource = pipelined ?? decoder
@@ -72,7 +86,7 @@ extension ImageSource {
                             wand.setProfile("icc", icc)
                         }
                     }
-                    return format == .jpeg ? .libjpeg : .libpng
+                    return format == .jpeg ? .libjpeg : format == .png ? .libpng : .libheif
                 }
             }
             switch decoded {

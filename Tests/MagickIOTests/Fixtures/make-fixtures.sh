@@ -148,6 +148,10 @@ cc ../../../scripts/heif-fixture.c $(pkg-config --cflags --libs libheif) -o "$wo
 convert quadrants.png -filter point -resize 4032x3024! -rotate 270 ppm:"$work/main.ppm"
 convert quadrants.png -fill magenta -opaque red -filter point -resize 320x240! -rotate 270 ppm:"$work/thumb.ppm"
 "$work/heif-fixture" -e 6 6 "$work/main.ppm" "$work/thumb.ppm" > phone-12mp.heic
+# A newer phone's 24 MP photo (5712x4284, an iPhone 15's default), stored the same way, no item:
+# what ImageMagick's pixel cache alone (8 bytes a pixel) cannot take within the default budget.
+convert quadrants.png -filter point -resize 5712x4284! -rotate 270 ppm:"$work/main.ppm"
+"$work/heif-fixture" -e 6 6 "$work/main.ppm" > phone-24mp.heic
 rm -rf "$work"
 
 # Odd-but-valid and damaged files of the kinds real collections hold, one per class the sweep
