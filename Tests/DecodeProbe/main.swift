@@ -4,10 +4,11 @@
 // decodes, and prints the growth of the peak over the resident set just before. One JSON line.
 // `DecodeProbe FILE hold` instead decodes FILE three times, keeping every image, and prints what
 // each decode gave: a width, or the error kind (the pixel cache fills up).
-// `DecodeProbe FILE parallel N` makes a 256-pixel thumbnail of FILE on N threads at once and
-// prints what each gave and ImageMagick's pixel cache in use before and after (all given back).
+// `DecodeProbe FILE parallel N` makes a 256-pixel thumbnail of FILE, decoded whole into
+// ImageMagick's pixel cache (not streamed), on N threads at once and prints what each gave and
+// the pixel cache in use before and after (all given back).
 import Foundation
-@_spi(Calibration) import MagickIO
+@_spi(Calibration) @_spi(Benchmarks) import MagickIO
 
 /// A field of /proc/self/status in bytes (`VmRSS`, `VmHWM`).
 func status(_ field: String) -> Int {
@@ -39,6 +40,11 @@ if arguments.count > 2, arguments[2] == "hold" {
 if arguments.count > 3, arguments[2] == "parallel", let threads = Int(arguments[3]) {
     let source = try ImageSource(url: URL(fileURLWithPath: arguments[1]), options: DecodingOptions(memoryBudget: 1 << 40))
     let before = ImageSource.pixelCacheInUse
+    let wholeDecode = {
+        var options = ThumbnailOptions()
+        options.ownDecoders = false
+        return options
+    }()
     final class Outcomes: @unchecked Sendable {
         let lock = NSLock()
         var list: [String] = []
@@ -54,7 +60,7 @@ if arguments.count > 3, arguments[2] == "parallel", let threads = Int(arguments[
             start.wait()
             let outcome: String
             do {
-                outcome = "\"\(try source.thumbnail(maxPixelSize: 256).width)\""
+                outcome = "\"\(try source.thumbnail(maxPixelSize: 256, options: wholeDecode).width)\""
             } catch {
                 outcome = "\"\((error as? MagickIOError)?.kind.rawValue ?? "\(error)")\""
             }

@@ -38,9 +38,9 @@ struct CostModelTests {
         }
     }
 
-    @Test("a thumbnail's estimate bounds its decode too (JPEG at its DCT scale)",
+    @Test("a thumbnail's estimate bounds its decode too (JPEG at its DCT scale; JPEG, PNG, HEIC and AVIF streamed)",
           .enabled(if: !runningUnderSanitizer, "resident sets are meaningless under a sanitizer's shadow memory"),
-          .timeLimit(.minutes(10)), arguments: [CalibrationImages.Kind.jpegBaseline, .jpegProgressive, .png, .heic])
+          .timeLimit(.minutes(10)), arguments: [CalibrationImages.Kind.jpegBaseline, .jpegProgressive, .png, .heic, .avif])
     func thumbnailCalibration(kind: CalibrationImages.Kind) throws {
         let (width, height) = Self.sizes[2]
         let probe = try Self.probe(try CalibrationImages.file(kind, width: width, height: height), thumbnail: 256)

@@ -146,10 +146,12 @@ struct ParallelDecodingTests {
     @Test("phone HEICs thumbnailed on eight threads at once all succeed, and give back every byte of the pixel cache",
           .timeLimit(.minutes(10)))
     func heicPoolGivenBack() throws {
-        // In a process of its own, so that the pool's count is the probe's alone. ImageMagick's
-        // HEIC coder took 190 MiB of a 256 MiB pool at its peak for this file, and when the pool
-        // could not take it, lost the image's first 93 MiB for good: after two such failures every
-        // later decode failed (seen in CI). Three runs: the failure depended on timing.
+        // In a process of its own, so that the pool's count is the probe's alone; each thumbnail
+        // decoded whole into the pool (the streamed path would put only the thumbnail there).
+        // ImageMagick's HEIC coder took 186 MiB of a 256 MiB pool at its peak for this file, and
+        // when the pool could not take it, lost the image's first 93 MiB for good: after two such
+        // failures every later decode failed (seen in CI). Three runs: the failure depended on
+        // timing.
         struct Probe: Decodable { var outcomes: [String]; var cacheBefore: Int; var cacheAfter: Int }
         for _ in 0..<3 {
             let run = try runChild(try builtProduct("DecodeProbe"), [Fixture.url("phone-12mp.heic").path, "parallel", "8"],
@@ -169,26 +171,58 @@ struct ParallelDecodingTests {
         // (240 in all); a 200-unit one waits until the pool is its own.
         let gate = CacheGate(pool: { (inUse: 40, limit: 256) })
         let firstIn = DispatchSemaphore(value: 0), releaseFirst = DispatchSemaphore(value: 0)
-        let first = Thread { gate.shared(reserving: 100) { _ = firstIn.signal(); releaseFirst.wait() } }
-        first.start()
+        Thread { gate.shared(reserving: 100) { _ = firstIn.signal(); releaseFirst.wait() } }.start()
         #expect(firstIn.wait(timeout: .now() + 30) == .success)
 
-        let secondIn = DispatchSemaphore(value: 0)
-        Thread { gate.shared(reserving: 100) { _ = secondIn.signal() } }.start()
+        let secondIn = DispatchSemaphore(value: 0), secondOut = DispatchSemaphore(value: 0)
+        Thread {
+            gate.shared(reserving: 100) { _ = secondIn.signal() }
+            secondOut.signal()
+        }.start()
         #expect(secondIn.wait(timeout: .now() + 30) == .success, "a second 100-unit decode fits beside the first")
+        #expect(secondOut.wait(timeout: .now() + 30) == .success)
 
-        let bigIn = Locked(false), bigDone = DispatchSemaphore(value: 0)
+        let bigIn = Locked(false), bigOut = DispatchSemaphore(value: 0)
         Thread {
             gate.shared(reserving: 200) { bigIn.withLock { $0 = true } }
-            bigDone.signal()
+            bigOut.signal()
         }.start()
-        Thread.sleep(forTimeInterval: 0.3)
+        try Self.waitUntil { gate.waitingCount == 1 }
         #expect(!bigIn.withLock { $0 }, "a 200-unit decode must not start beside a running 100-unit one")
         #expect(gate.reservedBytes == 100)
         releaseFirst.signal()
-        #expect(bigDone.wait(timeout: .now() + 30) == .success, "alone, it runs")
+        #expect(bigOut.wait(timeout: .now() + 30) == .success, "alone, it runs")
         #expect(bigIn.withLock { $0 })
         #expect(gate.runningCount == 0 && gate.reservedBytes == 0)
+    }
+
+    @Test("images held outside the gate count even while a running decode has not allocated yet")
+    func gateCountsHeldImages() throws {
+        // 100 units held by a caller when the first decode starts, which then takes nothing yet:
+        // the pool's use equals its reservation, yet a second 100-unit decode must wait (300).
+        let gate = CacheGate(pool: { (inUse: 100, limit: 256) })
+        let firstIn = DispatchSemaphore(value: 0), releaseFirst = DispatchSemaphore(value: 0)
+        Thread { gate.shared(reserving: 100) { _ = firstIn.signal(); releaseFirst.wait() } }.start()
+        #expect(firstIn.wait(timeout: .now() + 30) == .success)
+        let secondIn = Locked(false), secondOut = DispatchSemaphore(value: 0)
+        Thread {
+            gate.shared(reserving: 100) { secondIn.withLock { $0 = true } }
+            secondOut.signal()
+        }.start()
+        try Self.waitUntil { gate.waitingCount == 1 }
+        #expect(!secondIn.withLock { $0 }, "100 held + 100 reserved + 100 asked is over 256")
+        releaseFirst.signal()
+        #expect(secondOut.wait(timeout: .now() + 30) == .success)
+        #expect(secondIn.withLock { $0 })
+    }
+
+    /// Polls `condition` until it holds (a guard against a hang, not a measure of time).
+    static func waitUntil(_ condition: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(30)
+        while !condition() {
+            guard Date() < deadline else { throw MagickIOError(.io, "the condition never held") }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
     }
 
     @Test("a decode bigger than the pool's free part still runs when it is alone")

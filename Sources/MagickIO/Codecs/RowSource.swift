@@ -36,7 +36,9 @@ enum RowSourceFailure: Error {
     /// Something ImageMagick's path handles: an unusual layout, a warning, an error. ImageMagick
     /// decodes the file instead, under the same strictness, and reports what it finds.
     case fallback(String)
-    /// Cancelled or past its time limit: the thumbnail stops.
+    /// Cancelled or past its time limit, or a failure the other path would only repeat (libheif
+    /// failing to decode a HEIF it opened: ImageMagick's path decodes it with libheif too): the
+    /// thumbnail stops with this error.
     case stopped(MagickIOError)
 }
 

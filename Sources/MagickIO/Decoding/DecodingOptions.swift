@@ -128,11 +128,12 @@ extension ImageSource {
         estimate(frame: index).bytes
     }
 
-    /// The prediction for the decode of a `maxPixelSize` thumbnail of frame 0 (JPEG shrink-on-load
-    /// included). For the calibration probe.
+    /// The prediction for a `maxPixelSize` thumbnail of frame 0, as the guard makes it: the own
+    /// path's where the header lets the thumbnail stream, the decode's (JPEG shrink-on-load
+    /// included) and the resize's otherwise. For the calibration probe.
     @_spi(Calibration)
     public func estimatedThumbnailBytes(maxPixelSize: Int) throws -> Int {
-        thumbnailEstimate(try thumbnailPlan(.maxPixelSize(maxPixelSize), at: 0, allowUpscale: false), at: 0)
+        try thumbnailCost(.maxPixelSize(maxPixelSize), at: 0, allowUpscale: false)
     }
 
     /// Bytes of ImageMagick's pixel cache in use now, process-wide: what its memory limit counts.

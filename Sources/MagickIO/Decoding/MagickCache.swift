@@ -41,6 +41,8 @@ final class CacheGate: @unchecked Sendable {
     private var servedTicket = 0
     private var exclusiveWaiting = 0
     private var exclusive = false
+    /// The pool's use when no decode last ran: what is held outside the gate, as far as known.
+    private var idleInUse = 0
     private let pool: () -> (inUse: Int, limit: Int)
 
     /// A gate over ImageMagick's pool, or over `pool` (bytes in use and the limit) in tests.
@@ -53,6 +55,13 @@ final class CacheGate: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return running
+    }
+
+    /// Decodes waiting for their turn in ``shared(reserving:_:)``.
+    var waitingCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return nextTicket - servedTicket
     }
 
     /// Bytes the running decodes have reserved.
@@ -85,6 +94,7 @@ final class CacheGate: @unchecked Sendable {
         while running > 0 || exclusive { condition.wait() }
         exclusiveWaiting -= 1
         exclusive = true
+        idleInUse = pool().inUse
         running += 1
         reserved = reserved.saturatingPlus(bytes)
         condition.unlock()
@@ -98,13 +108,19 @@ final class CacheGate: @unchecked Sendable {
     }
 
     /// Whether a decode reserving `bytes` may start now (called with the lock held). With none
-    /// running, always: waiting would free nothing. Otherwise the reservations and what is held
-    /// outside them must fit in the pool; what the running decodes have taken is counted once, as
-    /// their reservations, so the pool's count beyond them is held outside.
+    /// running, always: waiting would free nothing (the pool's use then, all of it held outside
+    /// the gate, is noted). Otherwise the reservations and what is held outside them must fit in
+    /// the pool. Outside is at least the use noted when none ran (images held then, unless freed
+    /// since: counting them still is the safe side), and at least the pool's use beyond the
+    /// reservations (images held since): a running decode that has not allocated yet hides
+    /// nothing that way.
     private func fits(_ bytes: Int) -> Bool {
-        guard running > 0 else { return true }
         let (inUse, limit) = pool()
-        let outside = max(0, inUse - reserved)
+        guard running > 0 else {
+            idleInUse = inUse
+            return true
+        }
+        let outside = max(idleInUse, inUse - reserved, 0)
         return reserved.saturatingPlus(bytes).saturatingPlus(outside) <= limit
     }
 
@@ -112,6 +128,9 @@ final class CacheGate: @unchecked Sendable {
         condition.lock()
         running -= 1
         reserved -= bytes
+        if running == 0 {
+            idleInUse = pool().inUse
+        }
         condition.broadcast()
         condition.unlock()
     }

@@ -11,9 +11,10 @@ extension ImageSource {
     /// 2. shrink-on-load: JPEG is decoded at the smallest DCT scale that still gives twice the
     ///    target on each axis (aspect-aware, axes swapped for EXIF 5-8);
     /// 3. a Lanczos-3 resize to the exact size: MagickIO's own streaming resampler for RGB images
-    ///    (the same filter as Pillow's and libvips'), `MagickResizeImage` for the rest. A JPEG or
-    ///    plain PNG streams its rows from libjpeg-turbo or libpng into the resampler as they are
-    ///    decoded, never holding the image; ImageMagick's coders decode everything else;
+    ///    (the same filter as Pillow's and libvips'), `MagickResizeImage` for the rest. A JPEG,
+    ///    plain PNG, HEIC or AVIF streams its rows from libjpeg-turbo, libpng or libheif into the
+    ///    resampler, never holding the image in ImageMagick's pixel cache (libheif holds a HEIF's
+    ///    decoded picture); ImageMagick's coders decode everything else;
     /// 4. the orientation applied to the small image;
     /// 5. sRGB (an embedded ICC profile applied through Little CMS, CMYK included), 8 bits per
     ///    channel, every profile and comment stripped; alpha kept.
@@ -58,9 +59,9 @@ extension ImageSource {
             return embedded
         }
 
-        // 3. Decode at the shrink-on-load scale (checked against the limits first): a JPEG or a
-        //    plain PNG streams its rows from libjpeg-turbo or libpng straight into the resampler
-        //    (resizing as it decodes), and what those decoders leave to it ImageMagick decodes.
+        // 3. Decode at the shrink-on-load scale (checked against the limits first): a JPEG, a
+        //    plain PNG, a HEIC or an AVIF streams its rows from libjpeg-turbo, libpng or libheif
+        //    straight into the resampler, and what those decoders leave to it is decoded whole.
         //    One interrupt for both, so that a time limit covers the two together.
         let interrupt = interrupt ?? decodingOptions.timeLimit.map { Interrupt(timeLimit: $0) }
         if let stream = streamPlan(plan, at: index, options: options),
