@@ -170,9 +170,7 @@ struct ParallelDecodingTests {
         // A pool of 256 units with 40 held outside the gate: a 100-unit decode runs beside another
         // (240 in all); a 200-unit one waits until the pool is its own.
         let gate = CacheGate(pool: { (inUse: 40, limit: 256) })
-        let firstIn = DispatchSemaphore(value: 0), releaseFirst = DispatchSemaphore(value: 0)
-        Thread { gate.shared(reserving: 100) { _ = firstIn.signal(); releaseFirst.wait() } }.start()
-        #expect(firstIn.wait(timeout: .now() + 30) == .success)
+        let releaseFirst = try Self.holdOpen(gate, reserving: 100)
 
         let secondIn = DispatchSemaphore(value: 0), secondOut = DispatchSemaphore(value: 0)
         Thread {
@@ -182,17 +180,9 @@ struct ParallelDecodingTests {
         #expect(secondIn.wait(timeout: .now() + 30) == .success, "a second 100-unit decode fits beside the first")
         #expect(secondOut.wait(timeout: .now() + 30) == .success)
 
-        let bigIn = Locked(false), bigOut = DispatchSemaphore(value: 0)
-        Thread {
-            gate.shared(reserving: 200) { bigIn.withLock { $0 = true } }
-            bigOut.signal()
-        }.start()
-        try Self.waitUntil { gate.waitingCount == 1 }
-        #expect(!bigIn.withLock { $0 }, "a 200-unit decode must not start beside a running 100-unit one")
-        #expect(gate.reservedBytes == 100)
-        releaseFirst.signal()
-        #expect(bigOut.wait(timeout: .now() + 30) == .success, "alone, it runs")
-        #expect(bigIn.withLock { $0 })
+        try Self.expectWaits(gate, reserving: 200, until: releaseFirst,
+                             "a 200-unit decode must not start beside a running 100-unit one",
+                             whileWaiting: { #expect(gate.reservedBytes == 100) })
         #expect(gate.runningCount == 0 && gate.reservedBytes == 0)
     }
 
@@ -201,19 +191,35 @@ struct ParallelDecodingTests {
         // 100 units held by a caller when the first decode starts, which then takes nothing yet:
         // the pool's use equals its reservation, yet a second 100-unit decode must wait (300).
         let gate = CacheGate(pool: { (inUse: 100, limit: 256) })
-        let firstIn = DispatchSemaphore(value: 0), releaseFirst = DispatchSemaphore(value: 0)
-        Thread { gate.shared(reserving: 100) { _ = firstIn.signal(); releaseFirst.wait() } }.start()
-        #expect(firstIn.wait(timeout: .now() + 30) == .success)
-        let secondIn = Locked(false), secondOut = DispatchSemaphore(value: 0)
+        let releaseFirst = try Self.holdOpen(gate, reserving: 100)
+        try Self.expectWaits(gate, reserving: 100, until: releaseFirst, "100 held + 100 reserved + 100 asked is over 256")
+    }
+
+    /// Starts a decode reserving `bytes` that stays inside `gate` until the returned semaphore is
+    /// signalled; returns once it is inside.
+    static func holdOpen(_ gate: CacheGate, reserving bytes: Int) throws -> DispatchSemaphore {
+        let inside = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        Thread { gate.shared(reserving: bytes) { _ = inside.signal(); release.wait() } }.start()
+        #expect(inside.wait(timeout: .now() + 30) == .success)
+        return release
+    }
+
+    /// Expects a decode reserving `bytes` to wait in `gate` (checked once it is queued, with
+    /// `whileWaiting` run then), and to run once `release` lets the one held open finish.
+    static func expectWaits(_ gate: CacheGate, reserving bytes: Int, until release: DispatchSemaphore,
+                            _ why: Comment, whileWaiting: () -> Void = {},
+                            sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let ran = Locked(false), out = DispatchSemaphore(value: 0)
         Thread {
-            gate.shared(reserving: 100) { secondIn.withLock { $0 = true } }
-            secondOut.signal()
+            gate.shared(reserving: bytes) { ran.withLock { $0 = true } }
+            out.signal()
         }.start()
-        try Self.waitUntil { gate.waitingCount == 1 }
-        #expect(!secondIn.withLock { $0 }, "100 held + 100 reserved + 100 asked is over 256")
-        releaseFirst.signal()
-        #expect(secondOut.wait(timeout: .now() + 30) == .success)
-        #expect(secondIn.withLock { $0 })
+        try waitUntil { gate.waitingCount == 1 }
+        #expect(!ran.withLock { $0 }, why, sourceLocation: sourceLocation)
+        whileWaiting()
+        release.signal()
+        #expect(out.wait(timeout: .now() + 30) == .success, "released, it runs", sourceLocation: sourceLocation)
+        #expect(ran.withLock { $0 }, sourceLocation: sourceLocation)
     }
 
     /// Polls `condition` until it holds (a guard against a hang, not a measure of time).

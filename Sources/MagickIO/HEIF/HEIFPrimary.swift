@@ -11,9 +11,9 @@ enum HEIFPrimary {
 
     /// Decodes the primary image with its alpha, upright (libheif applies `irot`/`imir`/`clap`),
     /// 8 bits per channel, with its ICC profile and its Exif block, into `wand`, which must hold no
-    /// image. Nil, with `wand` untouched, when libheif cannot open the file.
-    static func decode(_ bytes: SourceBytes, maxPixelCount: Int, into wand: Wand) throws(MagickIOError) -> Void? {
-        guard let file = HEIFFile(bytes, maxPixelCount: maxPixelCount) else { return nil }
+    /// image. False, with `wand` untouched, when libheif cannot open the file.
+    static func decode(_ bytes: SourceBytes, maxPixelCount: Int, into wand: Wand) throws(MagickIOError) -> Bool {
+        guard let file = HEIFFile(bytes, maxPixelCount: maxPixelCount) else { return false }
         try file.decode(file.primary, into: wand, what: "the HEIF image")
         if let profile = file.iccProfile(file.primary) {
             wand.setProfile("icc", profile)
@@ -24,7 +24,7 @@ enum HEIFPrimary {
         // The pixels are upright already (an Exif tag only restated the transformations): so say
         // the image and, when written, its Exif block.
         try wand.applyOrientation(.up)
-        return ()
+        return true
     }
 }
 
@@ -35,7 +35,7 @@ extension ImageSource {
     /// profile, and takes twice the cache at its peak (it sets the image's colorspace after its
     /// size, and the pixel cache is copied for it), which is more than the guard can promise.
     func readHEIF(frame index: Int, into wand: Wand, cacheBytes: Int) throws(MagickIOError) -> [DecoderWarning] {
-        if try HEIFPrimary.decode(bytes, maxPixelCount: decodingOptions.maxPixelCount, into: wand) != nil {
+        if try HEIFPrimary.decode(bytes, maxPixelCount: decodingOptions.maxPixelCount, into: wand) {
             return []
         }
         return try wand.read(bytes, format: format, ping: false, strictness: decodingOptions.strictness, cacheBytes: cacheBytes)
