@@ -243,3 +243,154 @@ with tempfile.TemporaryDirectory() as work:
                    stdout=subprocess.DEVNULL)
     subprocess.run(["heif-enc", "-q", "90", source, "-o", os.path.join(OUT, "heic-alpha.heic")], check=True,
                    stdout=subprocess.DEVNULL)
+
+
+# --- HEIF items libheif 1.15 does not check ----------------------------------------------------
+# Box surgery on the HEIF files above, and a grid image written box by box: what the fuzzer found
+# (an AV1 item with no data, which dav1d refuses and leaks) and what the guard must not take on
+# trust (a grid canvas larger than the size the item declares).
+
+def boxes(data, start=0, end=None):
+    """(type, start, body start, end) of each box in data[start:end]."""
+    end = len(data) if end is None else end
+    while start + 8 <= end:
+        size, kind = struct.unpack(">I4s", data[start:start + 8])
+        head = 8
+        if size == 1:
+            size, head = struct.unpack(">Q", data[start + 8:start + 16])[0], 16
+        elif size == 0:
+            size = end - start
+        yield kind, start, start + head, start + size
+        start += size
+
+
+def meta_boxes(data):
+    """The boxes in the meta box: {type: (start, body start, end)}."""
+    for kind, _, body, end in boxes(data):
+        if kind == b"meta":
+            return {k: (s, b, e) for k, s, b, e in boxes(data, body + 4, end)}
+    raise ValueError("no meta box")
+
+
+def iloc_extents(data):
+    """{item id: [(where the extent's length field is, its size, offset, length)]} (iloc v0/v1)."""
+    _, at, _ = meta_boxes(data)[b"iloc"]
+    version = data[at]
+    sizes, more = data[at + 4], data[at + 5]
+    offset_size, length_size, base_size = sizes >> 4, sizes & 15, more >> 4
+    index_size = (more & 15) if version else 0
+    count = struct.unpack(">H", data[at + 6:at + 8])[0]
+    at += 8
+    number = lambda at, size: int.from_bytes(data[at:at + size], "big")
+    items = {}
+    for _ in range(count):
+        item = number(at, 2)
+        at += 2 + (2 if version else 0) + 2
+        base = number(at, base_size)
+        at += base_size
+        extents = []
+        for _ in range(number(at, 2)):
+            at += 2 + index_size
+            offset = number(at, offset_size)
+            at += offset_size
+            extents.append((at, length_size, base + offset, number(at, length_size)))
+            at += length_size
+        at = at if extents else at + 2
+        items[item] = extents
+    return items
+
+
+def without_data(data, item):
+    """The file with every extent of `item` made 0 bytes long (what the fuzzer's mutation did)."""
+    data = bytearray(data)
+    for at, size, _, _ in iloc_extents(bytes(data))[item]:
+        data[at:at + size] = bytes(size)
+    return bytes(data)
+
+
+def item_type(data, wanted):
+    """The id of the first item of type `wanted` in iinf."""
+    _, body, end = meta_boxes(data)[b"iinf"]
+    first = body + (6 if data[body] == 0 else 8)
+    for kind, _, infe, _ in boxes(data, first, end):
+        version = data[infe]
+        item = int.from_bytes(data[infe + 4:infe + (6 if version == 2 else 8)], "big")
+        at = infe + (6 if version == 2 else 8) + 2
+        if data[at:at + 4] == wanted:
+            return item
+    raise ValueError(f"no {wanted} item")
+
+
+def ipco_properties(data):
+    """{type: the whole box} of the first property of each type in ipco."""
+    _, iprp, end = meta_boxes(data)[b"iprp"]
+    ipco, ipco_end = next((b, e) for k, _, b, e in boxes(data, iprp, end) if k == b"ipco")
+    found = {}
+    for kind, s, _, e in boxes(data, ipco, ipco_end):
+        found.setdefault(kind, data[s:e])
+    return found
+
+
+def box(kind, body):
+    return struct.pack(">I", 8 + len(body)) + kind + body
+
+
+def full_box(kind, version, flags, body):
+    return box(kind, bytes([version]) + flags.to_bytes(3, "big") + body)
+
+
+def heic_grid(source, canvas, ispe):
+    """A HEIC whose primary image is a 1x1 grid of `source`'s primary (HEVC) image: `canvas` is the
+    size the grid's data gives, `ispe` the size the grid item declares (equal in a valid file)."""
+    tile = item_type(source, b"hvc1")
+    properties = ipco_properties(source)
+    (_, _, offset, length), = iloc_extents(source)[tile]
+    coded = source[offset:offset + length]
+    tile_size = struct.unpack(">II", properties[b"ispe"][12:20])
+    ispe_box = lambda size: full_box(b"ispe", 0, 0, struct.pack(">II", *size))
+    infe = lambda item, kind, hidden: full_box(b"infe", 2, 1 if hidden else 0, struct.pack(">HH", item, 0) + kind + b"\0")
+    grid = bytes([0, 0, 0, 0]) + struct.pack(">HH", *canvas)
+
+    def meta(tile_offset):
+        iloc = full_box(b"iloc", 1, 0, bytes([0x44, 0x00]) + struct.pack(">H", 2)
+                        + struct.pack(">HHHHII", 1, 0, 0, 1, tile_offset, len(coded))
+                        + struct.pack(">HHHHII", 2, 1, 0, 1, 0, len(grid)))
+        ipco = box(b"ipco", properties[b"hvcC"] + ispe_box(tile_size) + ispe_box(ispe))
+        ipma = full_box(b"ipma", 0, 0, struct.pack(">I", 2) + struct.pack(">HBBB", 1, 2, 0x81, 2)
+                        + struct.pack(">HBB", 2, 1, 3))
+        return full_box(b"meta", 0, 0, b"".join([
+            full_box(b"hdlr", 0, 0, b"\0" * 4 + b"pict" + b"\0" * 13),
+            full_box(b"pitm", 0, 0, struct.pack(">H", 2)),
+            iloc,
+            full_box(b"iinf", 0, 0, struct.pack(">H", 2) + infe(1, b"hvc1", True) + infe(2, b"grid", False)),
+            box(b"iprp", ipco + ipma),
+            full_box(b"iref", 0, 0, box(b"dimg", struct.pack(">HHH", 2, 1, 1))),
+            box(b"idat", grid)]))
+
+    ftyp = box(b"ftyp", b"heic" + bytes(4) + b"mif1heicmiaf")
+    start = len(ftyp) + len(meta(0)) + 8
+    return ftyp + meta(start) + box(b"mdat", coded)
+
+
+def read(name):
+    with open(os.path.join(OUT, name), "rb") as f:
+        return f.read()
+
+
+avif = read("avif-alpha.avif")
+primary = struct.unpack(">H", avif[meta_boxes(avif)[b"pitm"][1] + 4:][:2])[0]
+alpha = next(item for item in iloc_extents(avif) if item != primary)
+# The primary image, its alpha image or its thumbnail item with no coded data.
+out("avif-no-coded-data.avif", without_data(avif, primary))
+out("avif-alpha-no-coded-data.avif", without_data(avif, alpha))
+thumbnailed = read("embedded-thumbnail.avif")
+_, iref, iref_end = meta_boxes(thumbnailed)[b"iref"]
+thumbnail_item = next(struct.unpack(">H", thumbnailed[b:b + 2])[0]
+                      for k, _, b, _ in boxes(thumbnailed, iref + 4, iref_end) if k == b"thmb")
+out("avif-thumbnail-no-coded-data.avif", without_data(thumbnailed, thumbnail_item))
+# A valid 1x1 grid (as phones store their photos, in 512x512 tiles), and one whose canvas is
+# 20000x20000 while the item declares the tile's size: libheif would allocate the canvas.
+plain = read("orient-1.heic")
+tile_size = struct.unpack(">II", ipco_properties(plain)[b"ispe"][12:20])
+out("heic-grid.heic", heic_grid(plain, tile_size, tile_size))
+out("heic-grid-canvas-past-ispe.heic", heic_grid(plain, (20000, 20000), tile_size))

@@ -135,6 +135,43 @@ struct HeaderWalkTests {
         #expect(!any, "a box smaller than its header ends the walk")
     }
 
+    @Test("HEIF items: types, data, references, declared sizes and a grid's canvas, as libheif reads them")
+    func heifItems() throws {
+        func items(_ name: String) throws -> (HEIFItems, ByteReader) {
+            var reader = ByteReader(.memory(try Fixture.data(name)))
+            return (HEIFItems.read(&reader), reader)
+        }
+        var (avif, reader) = try items("avif-alpha.avif")
+        let primary = try #require(avif.primary)
+        #expect(avif.items[primary]?.type == "av01" && avif.items[primary]?.extents?.first?.method == 0)
+        #expect((avif.items[primary]?.dataLength ?? 0) > 0)
+        #expect(avif.declaredSize(of: primary, &reader).map { [$0.width, $0.height] } == [64, 48])
+        let alpha = avif.referring("auxl", to: primary)
+        #expect(alpha.count == 1 && avif.items[alpha[0]]?.type == "av01" && avif.property("auxC", of: alpha[0]) != nil)
+        #expect(avif.problem(decoding: primary, &reader) == nil)
+
+        var (emptyAlpha, emptyReader) = try items("avif-alpha-no-coded-data.avif")
+        #expect(emptyAlpha.items[alpha[0]]?.dataLength == 0)
+        #expect(emptyAlpha.problem(decoding: primary, &emptyReader) == "the HEIF item \(alpha[0]) (av01) has no coded data")
+
+        var (grid, gridReader) = try items("heic-grid.heic")
+        #expect(grid.primary == 2 && grid.items[2]?.type == "grid" && grid.items[2]?.extents?.first?.method == 1)
+        #expect(grid.referenced("dimg", from: 2) == [1])
+        #expect(grid.canvasSize(of: 2, type: "grid", &gridReader).map { [$0.width, $0.height] } == [96, 64])
+        #expect(grid.problem(decoding: 2, &gridReader) == nil)
+
+        var (past, pastReader) = try items("heic-grid-canvas-past-ispe.heic")
+        #expect(past.canvasSize(of: 2, type: "grid", &pastReader).map { [$0.width, $0.height] } == [20000, 20000])
+        #expect(past.declaredSize(of: 2, &pastReader).map { [$0.width, $0.height] } == [96, 64])
+        // Cut anywhere, the walk finds less and never traps.
+        let whole = try Fixture.data("heic-grid.heic")
+        for end in stride(from: 0, to: whole.count, by: 7) {
+            var cut = ByteReader(.memory(whole.prefix(end)))
+            let found = HEIFItems.read(&cut)
+            _ = found.problem(decoding: found.primary ?? 2, &cut)
+        }
+    }
+
     @Test("TIFF entries know every field type's size, so out-of-line values are found (GPS removal)")
     func tiffValueSizes() throws {
         #expect(TIFFDirectories.typeSizes[12] == 8 && TIFFDirectories.typeSizes[11] == 4 && TIFFDirectories.typeSizes[6] == 1)

@@ -142,7 +142,8 @@ struct WorldFilesTests {
     }
 
     @Test("HEIC and AVIF through libheif give the pixels of ImageMagick's HEIC coder, their fallback",
-          arguments: (1...8).map { "orient-\($0).heic" } + ["adobe-rgb-item.heic", "embedded-thumbnail.heic", "embedded-thumbnail.avif"])
+          arguments: (1...8).map { "orient-\($0).heic" } + ["adobe-rgb-item.heic", "embedded-thumbnail.heic", "embedded-thumbnail.avif",
+                                                             "heic-grid.heic"])
     func heifPathsAgree(name: String) throws {
         let data = try Fixture.data(name)
         let own = try ImageSource(data: data).image(at: 0)
@@ -160,6 +161,56 @@ struct WorldFilesTests {
         }
         let rmse = (sum / Double(a.bytes.count)).squareRoot()
         #expect(rmse < 0.01, "RMSE \(rmse)")
+    }
+
+    @Test("a HEIC whose primary image is a grid (as phones store photos) decodes and thumbnails like its tile")
+    func heifGrid() throws {
+        let source = try Fixture.source("heic-grid.heic")
+        let p = try source.properties(at: 0)
+        #expect(p.pixelWidth == 96 && p.pixelHeight == 64 && p.orientation == .up)
+        let image = try source.image(at: 0)
+        #expect(image.width == 96 && image.height == 64)
+        try expectUprightQuadrants(image, "decoded whole")
+        let thumbnail = try source.thumbnail(maxPixelSize: 48)
+        #expect(thumbnail.decoder == .libheif && thumbnail.width == 48 && thumbnail.height == 32)
+        try expectUprightQuadrants(thumbnail, "thumbnail")
+    }
+
+    /// HEIF structures libheif 1.15 decodes without checking, each refused when the file opens,
+    /// with the reason, before libheif or ImageMagick's coder (which uses libheif) decodes a byte.
+    static let undecodableHEIF = [
+        // dav1d refuses the empty buffer libheif hands it, and leaks 40 bytes (the fuzzer's find).
+        ("avif-no-coded-data.avif", "the HEIF item 1 (av01) has no coded data"),
+        ("avif-alpha-no-coded-data.avif", "(av01) has no coded data"),
+        // libheif allocates the canvas the grid's data gives (1.2 GB here), whatever the item declares.
+        ("heic-grid-canvas-past-ispe.heic", "makes a 20000x20000 canvas, larger than its declared 96x64"),
+    ]
+
+    @Test("a HEIF image or alpha item with no coded data, or a grid canvas past its declared size, is refused at open with why",
+          arguments: undecodableHEIF)
+    func undecodableHEIFItems(name: String, reason: String) throws {
+        let data = try Fixture.data(name)
+        for (how, open) in [("memory", { try ImageSource(data: data) }), ("file", { try Fixture.source(name) })] {
+            do {
+                _ = try open()
+                Issue.record("\(name) (\(how)) opened")
+            } catch let error as MagickIOError {
+                #expect(error.kind == .corruptImage && error.message.contains(reason), "\(name) (\(how)): \(error)")
+            }
+        }
+    }
+
+    @Test("a HEIF thumbnail item with no coded data is passed over: the picture itself gives the thumbnail")
+    func emptyHEIFThumbnailItem() throws {
+        let always = ThumbnailOptions(embedded: .always)
+        // The same file with its item intact: the 120x80 item, magenta where the picture is red.
+        let intact = try Fixture.source("embedded-thumbnail.avif").thumbnail(maxPixelSize: 120, options: always)
+        let magenta = try intact.pixels(.rgba8).rgba(x: 30, y: 20)
+        #expect(magenta.r > 200 && magenta.b > 200, "the item: \(magenta)")
+        let source = try Fixture.source("avif-thumbnail-no-coded-data.avif")
+        let thumbnail = try source.thumbnail(maxPixelSize: 120, options: always)
+        #expect(thumbnail.width == 120 && thumbnail.height == 80)
+        try expectUprightQuadrants(thumbnail, "from the picture (red, not the item's magenta)")
     }
 
     @Test("a greyscale JPEG with a broken ICC profile shows its grey, as viewers ignore the profile")

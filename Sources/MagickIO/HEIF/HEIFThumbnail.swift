@@ -16,8 +16,9 @@ struct HEIFThumbnail {
     fileprivate let id: heif_item_id
 
     /// The thumbnails of `bytes`' primary image, smallest first; empty for a file libheif cannot
-    /// open or an image without any. A thumbnail with more pixels than the primary image, or one
-    /// libheif would not decode under `maxPixelCount`, is left out.
+    /// open or an image without any. A thumbnail with more pixels than the primary image, one
+    /// libheif would not decode under `maxPixelCount`, or one it must not be asked to decode
+    /// (``HEIFItems/problem(decoding:_:)``: no coded data, a canvas past its size) is left out.
     static func all(in bytes: SourceBytes, maxPixelCount: Int) -> [HEIFThumbnail] {
         guard let file = HEIFFile(bytes, maxPixelCount: maxPixelCount) else { return [] }
         let heif = file.heif
@@ -26,7 +27,10 @@ struct HEIFThumbnail {
         guard count > 0 else { return [] }
         var ids = [heif_item_id](repeating: 0, count: min(count, 16))
         let listed = Int(heif.image_handle_get_list_of_thumbnail_IDs(file.primary, &ids, Int32(ids.count)))
+        var reader = ByteReader(bytes)
+        let items = HEIFItems.read(&reader)
         return ids.prefix(listed).compactMap { id -> HEIFThumbnail? in
+            guard items.problem(decoding: Int(id), &reader) == nil else { return nil }
             guard let handle = file.thumbnailHandle(id) else { return nil }
             defer { heif.image_handle_release(handle) }
             let width = Int(heif.image_handle_get_width(handle)), height = Int(heif.image_handle_get_height(handle))

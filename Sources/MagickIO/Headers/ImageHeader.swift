@@ -49,7 +49,7 @@ struct ImageHeader: Sendable, Hashable {
         case .heic, .avif: header = parseISOBMFF(&reader)
         default: header = nil
         }
-        guard let header, header.width > 0, header.height > 0 else { return nil }
+        guard let header, header.corrupt != nil || (header.width > 0 && header.height > 0) else { return nil }
         return header
     }
 
@@ -167,71 +167,26 @@ struct ImageHeader: Sendable, Hashable {
     }
 
     /// HEIF: the image spatial extent (`ispe`) of the primary item (`pitm`), found through the
-    /// item property associations (`ipma`); a grid image's tiles carry extents of their own.
+    /// item property associations (`ipma`); a grid image's tiles carry extents of their own. Without
+    /// a primary item's, the largest extent in the file. A primary image libheif must not be asked
+    /// to decode (``HEIFItems/problem(decoding:_:)``) makes the header say why.
     private static func parseISOBMFF(_ reader: inout ByteReader) -> ImageHeader? {
-        var primary: Int?
-        var properties: [(type: String, offset: Int, size: Int)] = []
-        var associations: [Int: [Int]] = [:]
-
-        func walk(_ reader: inout ByteReader, _ range: Range<Int>, depth: Int) {
-            guard depth < 6 else { return }
-            ISOBMFFBoxes.walk(&reader, in: range) { reader, box in
-                switch box.type {
-                case "meta":  // a full box: version and flags first
-                    guard box.body.count >= 4 else { return }
-                    walk(&reader, (box.body.lowerBound + 4)..<box.body.upperBound, depth: depth + 1)
-                case "iprp":
-                    walk(&reader, box.body, depth: depth + 1)
-                case "ipco":
-                    ISOBMFFBoxes.walk(&reader, in: box.body) { _, property in
-                        properties.append((property.type, property.offset, property.size))
-                    }
-                case "pitm":
-                    if let head = reader.bytes(at: box.body.lowerBound, 8) {
-                        primary = head[0] == 0 ? Int(head[4]) << 8 | Int(head[5]) : u32be(head, 4)
-                    }
-                case "ipma":
-                    if let ipma = reader.bytes(at: box.body.lowerBound, min(box.body.count, 1 << 16)) {
-                        parseAssociations(ipma, into: &associations)
-                    }
-                default: break
-                }
+        let items = HEIFItems.read(&reader)
+        var chosen = items.primary.flatMap { items.declaredSize(of: $0, &reader) }
+        if chosen == nil {
+            let extents = items.properties.compactMap { property -> (width: Int, height: Int)? in
+                guard property.type == "ispe", property.body.count >= 12,
+                      let size = reader.bytes(at: property.body.lowerBound + 4, 8) else { return nil }
+                return (u32be(size, 0), u32be(size, 4))
             }
+            chosen = extents.max { $0.width.saturatingTimes($0.height) < $1.width.saturatingTimes($1.height) }
         }
-        // The metadata comes before the media data in every file worth opening.
-        walk(&reader, 0..<min(reader.count, 1 << 20), depth: 0)
-
-        let extents = properties.enumerated().compactMap { index, property -> (index: Int, width: Int, height: Int)? in
-            guard property.type == "ispe", let extent = reader.bytes(at: property.offset + 12, 8) else { return nil }
-            return (index + 1, u32be(extent, 0), u32be(extent, 4))
+        var header = chosen.map { ImageHeader(width: $0.width, height: $0.height) }
+        if let primary = items.primary, let problem = items.problem(decoding: primary, &reader) {
+            header = header ?? ImageHeader(width: 0, height: 0)
+            header?.corrupt = problem
         }
-        let chosen = primary.flatMap { associations[$0] }.flatMap { indices in
-            extents.first { indices.contains($0.index) }
-        } ?? extents.max { $0.width.saturatingTimes($0.height) < $1.width.saturatingTimes($1.height) }
-        guard let chosen else { return nil }
-        return ImageHeader(width: chosen.width, height: chosen.height)
-    }
-
-    /// `ipma`: for each item, the 1-based indices of its properties in `ipco`.
-    private static func parseAssociations(_ box: [UInt8], into associations: inout [Int: [Int]]) {
-        guard box.count >= 8 else { return }
-        let version = box[0], wideIndices = box[3] & 1 == 1
-        var at = 4
-        func take(_ count: Int) -> Int? {
-            guard at + count <= box.count else { return nil }
-            defer { at += count }
-            return box[at..<at + count].reduce(0) { $0 << 8 | Int($1) }
-        }
-        guard let entries = take(4) else { return }
-        for _ in 0..<min(entries, 4096) {
-            guard let item = take(version < 1 ? 2 : 4), let count = take(1) else { return }
-            var indices: [Int] = []
-            for _ in 0..<count {
-                guard let value = take(wideIndices ? 2 : 1) else { return }
-                indices.append(value & (wideIndices ? 0x7FFF : 0x7F))
-            }
-            associations[item] = indices
-        }
+        return header
     }
 }
 
