@@ -389,8 +389,24 @@ thumbnail_item = next(struct.unpack(">H", thumbnailed[b:b + 2])[0]
                       for k, _, b, _ in boxes(thumbnailed, iref + 4, iref_end) if k == b"thmb")
 out("avif-thumbnail-no-coded-data.avif", without_data(thumbnailed, thumbnail_item))
 # A valid 1x1 grid (as phones store their photos, in 512x512 tiles), and one whose canvas is
-# 20000x20000 while the item declares the tile's size: libheif would allocate the canvas.
+# 20000x20000 while the item declares the tile's size: libheif allocates the canvas.
 plain = read("orient-1.heic")
 tile_size = struct.unpack(">II", ipco_properties(plain)[b"ispe"][12:20])
 out("heic-grid.heic", heic_grid(plain, tile_size, tile_size))
 out("heic-grid-canvas-past-ispe.heic", heic_grid(plain, (20000, 20000), tile_size))
+
+# An HEVC and an AV1 image whose bitstream codes 4096x4096 (flat grey: a few KB) while the item
+# declares 96x64: libde265 and dav1d decode what the bitstream says.
+with tempfile.TemporaryDirectory() as work:
+    flat = os.path.join(work, "flat.png")
+    run("convert", "-size", "4096x4096", "xc:gray50", flat)
+    for extension, flags in (("heic", []), ("avif", ["-A"])):
+        coded = os.path.join(work, "coded." + extension)
+        subprocess.run(["heif-enc", *flags, "-q", "10", flat, "-o", coded], check=True, stdout=subprocess.DEVNULL)
+        with open(coded, "rb") as f:
+            data = bytearray(f.read())
+        ispe = ipco_properties(bytes(data))[b"ispe"]
+        at = data.index(ispe) + 12
+        assert struct.unpack(">II", data[at:at + 8]) == (4096, 4096)
+        data[at:at + 8] = struct.pack(">II", 96, 64)
+        out(f"{extension}-coded-past-ispe.{extension}", bytes(data))

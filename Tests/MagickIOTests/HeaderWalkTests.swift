@@ -148,27 +148,34 @@ struct HeaderWalkTests {
         #expect(avif.declaredSize(of: primary, &reader).map { [$0.width, $0.height] } == [64, 48])
         let alpha = avif.referring("auxl", to: primary)
         #expect(alpha.count == 1 && avif.items[alpha[0]]?.type == "av01" && avif.property("auxC", of: alpha[0]) != nil)
-        #expect(avif.problem(decoding: primary, &reader) == nil)
+        #expect(avif.inspect(decoding: primary, &reader) == HEIFItems.Inspection(problem: nil, largestPicture: 64 * 48))
 
         var (emptyAlpha, emptyReader) = try items("avif-alpha-no-coded-data.avif")
         #expect(emptyAlpha.items[alpha[0]]?.dataLength == 0)
-        #expect(emptyAlpha.problem(decoding: primary, &emptyReader) == "the HEIF item \(alpha[0]) (av01) has no coded data")
+        #expect(emptyAlpha.inspect(decoding: primary, &emptyReader).problem == "the HEIF item \(alpha[0]) (av01) has no coded data")
 
         var (grid, gridReader) = try items("heic-grid.heic")
         #expect(grid.primary == 2 && grid.items[2]?.type == "grid" && grid.items[2]?.extents?.first?.method == 1)
         #expect(grid.referenced("dimg", from: 2) == [1])
         #expect(grid.canvasSize(of: 2, type: "grid", &gridReader).map { [$0.width, $0.height] } == [96, 64])
-        #expect(grid.problem(decoding: 2, &gridReader) == nil)
+        #expect(grid.inspect(decoding: 2, &gridReader) == HEIFItems.Inspection(problem: nil, largestPicture: 96 * 64))
 
         var (past, pastReader) = try items("heic-grid-canvas-past-ispe.heic")
         #expect(past.canvasSize(of: 2, type: "grid", &pastReader).map { [$0.width, $0.height] } == [20000, 20000])
         #expect(past.declaredSize(of: 2, &pastReader).map { [$0.width, $0.height] } == [96, 64])
+        #expect(past.inspect(decoding: 2, &pastReader).largestPicture == 20000 * 20000)
+        for name in ["heic-coded-past-ispe.heic", "avif-coded-past-ispe.avif"] {
+            var (coded, codedReader) = try items(name)
+            let item = try #require(coded.primary)
+            #expect(coded.declaredSize(of: item, &codedReader).map { [$0.width, $0.height] } == [96, 64], "\(name)")
+            #expect(coded.codedSize(of: item, type: coded.items[item]?.type ?? "", &codedReader).map { [$0.width, $0.height] } == [4096, 4096], "\(name)")
+        }
         // Cut anywhere, the walk finds less and never traps.
         let whole = try Fixture.data("heic-grid.heic")
         for end in stride(from: 0, to: whole.count, by: 7) {
             var cut = ByteReader(.memory(whole.prefix(end)))
             let found = HEIFItems.read(&cut)
-            _ = found.problem(decoding: found.primary ?? 2, &cut)
+            _ = found.inspect(decoding: found.primary ?? 2, &cut)
         }
     }
 

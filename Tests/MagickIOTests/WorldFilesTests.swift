@@ -176,18 +176,9 @@ struct WorldFilesTests {
         try expectUprightQuadrants(thumbnail, "thumbnail")
     }
 
-    /// HEIF structures libheif 1.15 decodes without checking, each refused when the file opens,
-    /// with the reason, before libheif or ImageMagick's coder (which uses libheif) decodes a byte.
-    static let undecodableHEIF = [
-        // dav1d refuses the empty buffer libheif hands it, and leaks 40 bytes (the fuzzer's find).
-        ("avif-no-coded-data.avif", "the HEIF item 1 (av01) has no coded data"),
-        ("avif-alpha-no-coded-data.avif", "(av01) has no coded data"),
-        // libheif allocates the canvas the grid's data gives (1.2 GB here), whatever the item declares.
-        ("heic-grid-canvas-past-ispe.heic", "makes a 20000x20000 canvas, larger than its declared 96x64"),
-    ]
-
-    @Test("a HEIF image or alpha item with no coded data, or a grid canvas past its declared size, is refused at open with why",
-          arguments: undecodableHEIF)
+    @Test("a HEIF image or alpha item with no coded data (dav1d leaks on it) is refused at open, with why",
+          arguments: [("avif-no-coded-data.avif", "the HEIF item 1 (av01) has no coded data"),
+                      ("avif-alpha-no-coded-data.avif", "the HEIF item 2 (av01) has no coded data")])
     func undecodableHEIFItems(name: String, reason: String) throws {
         let data = try Fixture.data(name)
         for (how, open) in [("memory", { try ImageSource(data: data) }), ("file", { try Fixture.source(name) })] {
@@ -197,6 +188,36 @@ struct WorldFilesTests {
             } catch let error as MagickIOError {
                 #expect(error.kind == .corruptImage && error.message.contains(reason), "\(name) (\(how)): \(error)")
             }
+        }
+    }
+
+    @Test("a HEIF picture larger than its declared 96x64 (a bitstream coding 4096x4096, a 20000x20000 grid canvas) is what the guard counts",
+          arguments: [("heic-coded-past-ispe.heic", 4096 * 4096), ("avif-coded-past-ispe.avif", 4096 * 4096),
+                      ("heic-grid-canvas-past-ispe.heic", 20000 * 20000)])
+    func heifPictureLargerThanDeclared(name: String, pixels: Int) throws {
+        let source = try Fixture.source(name)
+        let p = try source.properties(at: 0)
+        #expect(p.pixelWidth == 96 && p.pixelHeight == 64, "the declared size is what the file says")
+        #expect(source.header?.codedPixels == pixels)
+        // A pixel limit the declared size passes by far, and a budget its decode would fit.
+        let limited = try ImageSource(url: Fixture.url(name), options: DecodingOptions(maxPixelCount: 1_000_000))
+        for (what, options) in [("own path", ThumbnailOptions()), ("ImageMagick's path", { var o = ThumbnailOptions(); o.ownDecoders = false; return o }())] {
+            do {
+                _ = try limited.thumbnail(maxPixelSize: 64, options: options)
+                Issue.record("\(name) (\(what)): thumbnailed under a 1 MP limit")
+            } catch let error as MagickIOError {
+                #expect(error.kind == .limitExceeded && error.limit?.name == "maxPixelCount" && error.limit?.requested == pixels,
+                        "\(name) (\(what)): \(error)")
+            }
+        }
+        #expect(throws: MagickIOError.self, "\(name): decoded whole under the limit") { _ = try limited.image(at: 0) }
+        // The estimate is the coded picture's: over a 64 MiB budget (96x64 would take a few KB).
+        let budgeted = try ImageSource(url: Fixture.url(name), options: DecodingOptions(memoryBudget: 64 << 20))
+        do {
+            _ = try budgeted.thumbnail(maxPixelSize: 64)
+            Issue.record("\(name): thumbnailed under a 64 MiB budget")
+        } catch let error as MagickIOError {
+            #expect(error.kind == .limitExceeded && ["memoryBudget", "maxPixelCount"].contains(error.limit?.name ?? ""), "\(name): \(error)")
         }
     }
 

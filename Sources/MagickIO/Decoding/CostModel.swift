@@ -13,7 +13,8 @@
 /// - TIFF, BMP: ImageMagick reads the stored pixel data whole for some layouts (4 bytes a pixel).
 /// - HEIC/AVIF (decoded by MagickIO through libheif, ``HEIFPrimary``): libheif's YCbCr planes,
 ///   the codec's reference frames and the interleaved RGB(A) copy; about 8 bytes a pixel (12 with
-///   alpha), and a few MiB for the codec itself.
+///   alpha), and a few MiB for the codec itself. The pixels are the picture the bitstream codes
+///   when it is larger than the declared size (``ImageHeader/codedPixels``).
 /// An animation frame is composited on its canvas: a second canvas-sized image.
 ///
 /// When MagickIO cannot read the header, it assumes the costliest case for the format (fail closed):
@@ -70,7 +71,10 @@ struct DecodeEstimate: Sendable, Hashable {
         case .tiff, .bmp:
             extra = decoded.saturatingTimes(4)
         case .heic, .avif:
-            extra = Self.libheifBytes(stored: stored, header: header)
+            // A bitstream or canvas larger than declared: libheif hands over that picture.
+            let pictured = max(stored, header?.codedPixels ?? 0)
+            extra = Self.libheifBytes(stored: pictured, header: header)
+            cache = max(cache, pictured.saturatingTimes(8))
             overhead = Self.libheifOverhead
         default:
             // A format MagickIO does not model: as much again as the cache.
@@ -107,7 +111,7 @@ struct DecodeEstimate: Sendable, Hashable {
         }
         var overhead = fixedOverhead
         if format.isHEIF {
-            extra = libheifBytes(stored: stored.width.saturatingTimes(stored.height), header: header)
+            extra = libheifBytes(stored: max(stored.width.saturatingTimes(stored.height), header?.codedPixels ?? 0), header: header)
             overhead = libheifOverhead
         }
         let rows = decoded.width.saturatingTimes(4 * 4 * (8 + 3) + 64 * 4)

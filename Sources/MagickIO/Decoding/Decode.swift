@@ -28,7 +28,7 @@ extension ImageSource {
     }
 
     /// The checks every decode passes, ImageMagick's or MagickIO's own (``StreamPlan``), in order:
-    /// the stored pixel count; ImageMagick's pixel cache (`byImageMagick` only: the own paths put
+    /// the stored pixel count (and a HEIF's coded one, ``ImageHeader/codedPixels``); ImageMagick's pixel cache (`byImageMagick` only: the own paths put
     /// only the thumbnail there); the memory budget; the decoded width and height (and area, for
     /// ImageMagick) against the process's limits.
     func checkLimits(stored: (width: Int, height: Int), _ estimate: DecodeEstimate, byImageMagick: Bool) throws(MagickIOError) {
@@ -37,14 +37,19 @@ extension ImageSource {
             throw MagickIOError.limit("maxPixelCount", requested: pixels, limit: decodingOptions.maxPixelCount,
                                       "\(stored.width)x\(stored.height) is \(pixels) pixels")
         }
+        if let coded = header?.codedPixels, coded > decodingOptions.maxPixelCount {
+            throw MagickIOError.limit("maxPixelCount", requested: coded, limit: decodingOptions.maxPixelCount,
+                                      "\(stored.width)x\(stored.height) as declared, its bitstream or canvas makes a picture of \(coded) pixels")
+        }
         let cacheLimit = MagickCache.limit
         if byImageMagick, estimate.cacheBytes > cacheLimit {
             throw MagickIOError.limit("memory", requested: estimate.cacheBytes, limit: cacheLimit,
                                       "decoding \(stored.width)x\(stored.height) at \(estimate.width)x\(estimate.height) needs \(estimate.cacheBytes >> 20) MiB of ImageMagick's pixel cache")
         }
         if estimate.bytes > decodingOptions.memoryBudget {
+            let coded = header?.codedPixels.map { " (its bitstream or canvas: \($0) pixels)" } ?? ""
             throw MagickIOError.limit("memoryBudget", requested: estimate.bytes, limit: decodingOptions.memoryBudget,
-                                      "decoding \(stored.width)x\(stored.height) at \(estimate.width)x\(estimate.height) needs about \(estimate.bytes >> 20) MiB")
+                                      "decoding \(stored.width)x\(stored.height)\(coded) at \(estimate.width)x\(estimate.height) needs about \(estimate.bytes >> 20) MiB")
         }
         let process = ResourceLimits.current
         var checks = [("width", estimate.width, process.width), ("height", estimate.height, process.height)]

@@ -11,6 +11,9 @@ struct HEIFThumbnail {
     /// The item's size as shown (after its transforms).
     let width: Int
     let height: Int
+    /// The pixels of the largest picture libheif makes for it: its size, or more when its
+    /// bitstream codes more (``HEIFItems/Inspection/largestPicture``).
+    let pixels: Int
     /// The file, opened through libheif, and the item's id in it.
     fileprivate let file: HEIFFile
     fileprivate let id: heif_item_id
@@ -18,7 +21,8 @@ struct HEIFThumbnail {
     /// The thumbnails of `bytes`' primary image, smallest first; empty for a file libheif cannot
     /// open or an image without any. A thumbnail with more pixels than the primary image, one
     /// libheif would not decode under `maxPixelCount`, or one it must not be asked to decode
-    /// (``HEIFItems/problem(decoding:_:)``: no coded data, a canvas past its size) is left out.
+    /// (``HEIFItems/inspect(decoding:_:)``: no coded data, a picture larger than the item's size)
+    /// is left out.
     static func all(in bytes: SourceBytes, maxPixelCount: Int) -> [HEIFThumbnail] {
         guard let file = HEIFFile(bytes, maxPixelCount: maxPixelCount) else { return [] }
         let heif = file.heif
@@ -30,13 +34,14 @@ struct HEIFThumbnail {
         var reader = ByteReader(bytes)
         let items = HEIFItems.read(&reader)
         return ids.prefix(listed).compactMap { id -> HEIFThumbnail? in
-            guard items.problem(decoding: Int(id), &reader) == nil else { return nil }
+            let inspection = items.inspect(decoding: Int(id), &reader)
+            guard inspection.problem == nil else { return nil }
             guard let handle = file.thumbnailHandle(id) else { return nil }
             defer { heif.image_handle_release(handle) }
             let width = Int(heif.image_handle_get_width(handle)), height = Int(heif.image_handle_get_height(handle))
-            let pixels = width.saturatingTimes(height)
+            let pixels = max(width.saturatingTimes(height), inspection.largestPicture)
             guard width > 0, height > 0, pixels <= primaryPixels, pixels <= maxPixelCount else { return nil }
-            return HEIFThumbnail(width: width, height: height, file: file, id: id)
+            return HEIFThumbnail(width: width, height: height, pixels: pixels, file: file, id: id)
         }
         .sorted { $0.width.saturatingTimes($0.height) < $1.width.saturatingTimes($1.height) }
     }
@@ -44,7 +49,7 @@ struct HEIFThumbnail {
     /// What decoding it costs: libheif's planes (YCbCr, then interleaved 8-bit RGBA) and the
     /// wand's 16-bit copy, about 16 bytes a pixel.
     var estimatedBytes: Int {
-        width.saturatingTimes(height).saturatingTimes(16)
+        pixels.saturatingTimes(16)
     }
 
     /// Decodes the item, upright and 8 bits per channel (HDR items are converted down), into

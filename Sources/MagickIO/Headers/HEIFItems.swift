@@ -2,12 +2,15 @@
 /// (`iinf`), where its data lies (`iloc`, `idat`), how items refer to each other (`iref`: a grid's
 /// tiles, an alpha image, a thumbnail) and their properties (`ipco`, `ipma`). Enough to find the
 /// primary image's declared size and to see, before libheif decodes anything, what libheif 1.15
-/// does not check itself:
+/// does not check itself (``inspect(decoding:_:)``):
 ///
 /// - an image item with no coded data: libheif hands dav1d an empty buffer, which dav1d refuses
-///   and leaks (40 bytes a file; found by the fuzzer);
-/// - a grid or overlay whose output canvas is larger than the `ispe` it declares: libheif
-///   allocates the canvas, so the decode would take more memory than the guard was told.
+///   and leaks (40 bytes a file; found by the fuzzer). Refused.
+/// - the pictures it makes: libde265 and dav1d decode the size the bitstream codes
+///   (``CodedSize``), and libheif allocates the canvas a grid's or an overlay's data gives,
+///   whatever size the item declares (`ispe`): a file declaring 96x64 that codes 4096x4096
+///   decoded in 272 MB. The guard counts the largest (fail closed); an HEVC or AV1 item whose
+///   size cannot be read from its parameter sets is refused (no codec decodes it without them).
 ///
 /// Bounded by the bytes it reads: the `meta` box in the first MiB, at most 4096 entries per table.
 struct HEIFItems {
@@ -206,24 +209,61 @@ struct HEIFItems {
     /// The item types libheif decodes with a codec: each needs coded data.
     private static let codedTypes: Set<String> = ["hvc1", "av01", "jpeg"]
 
-    /// Why libheif must not be asked to decode `item` (with its alpha image and, for a grid or an
-    /// overlay, its tiles), or nil. See the type's notes.
-    func problem(decoding item: Int, _ reader: inout ByteReader) -> String? {
+    /// What libheif does to decode an item with its alpha image and, for a grid or an overlay,
+    /// its tiles (see the type's notes).
+    struct Inspection: Equatable {
+        /// Why libheif must not be asked at all: an image item with no coded data, or an HEVC or
+        /// AV1 item whose picture size cannot be read from its parameter sets.
+        var problem: String?
+        /// The most pixels one picture of the decode takes: each codec's picture as its bitstream
+        /// codes it, each grid's or overlay's canvas as its data gives it, whatever the items
+        /// declare.
+        var largestPicture = 0
+    }
+
+    func inspect(decoding item: Int, _ reader: inout ByteReader) -> Inspection {
+        var inspection = Inspection()
         var pending = [item] + referring("auxl", to: item)
         var seen: Set<Int> = []
+        var codedSizes: [Int: (width: Int, height: Int)] = [:]  // by configuration property: tiles share one
         while let id = pending.popLast() {
             guard seen.insert(id).inserted, seen.count <= Self.maxEntries else { continue }
             let type = items[id]?.type ?? ""
             if Self.codedTypes.contains(type), items[id]?.dataLength ?? 0 == 0 {
-                return "the HEIF item \(id) (\(type)) has no coded data"
+                inspection.problem = "the HEIF item \(id) (\(type)) has no coded data"
+                return inspection
             }
-            if type == "grid" || type == "iovl", let canvas = canvasSize(of: id, type: type, &reader),
-               let declared = declaredSize(of: id, &reader), canvas.width > declared.width || canvas.height > declared.height {
-                return "the HEIF \(type) item \(id) makes a \(canvas.width)x\(canvas.height) canvas, larger than its declared \(declared.width)x\(declared.height)"
+            var picture: (width: Int, height: Int)?
+            if type == "hvc1" || type == "av01" {
+                let key = items[id]?.properties.first { index in
+                    index >= 1 && index <= properties.count && ["hvcC", "av1C"].contains(properties[index - 1].type)
+                }
+                // An AV1 item whose av1C holds no sequence header has its own in its data.
+                picture = key.flatMap { codedSizes[$0] } ?? codedSize(of: id, type: type, &reader)
+                guard let picture else {
+                    inspection.problem = "the HEIF item \(id) (\(type)) has no \(type == "hvc1" ? "sequence parameter set" : "sequence header") MagickIO can read"
+                    return inspection
+                }
+                if let key, type == "hvc1" { codedSizes[key] = picture }
+            } else if type == "grid" || type == "iovl" {
+                picture = canvasSize(of: id, type: type, &reader)
+            }
+            if let picture {
+                inspection.largestPicture = max(inspection.largestPicture, picture.width.saturatingTimes(picture.height))
             }
             pending += referenced("dimg", from: id)
         }
-        return nil
+        return inspection
+    }
+
+    /// The picture size an `hvc1` or `av01` item's bitstream codes (``CodedSize``): from its
+    /// `hvcC`, or its `av1C`'s configOBUs and else the start of its data.
+    func codedSize(of item: Int, type: String, _ reader: inout ByteReader) -> (width: Int, height: Int)? {
+        let config = property(type == "hvc1" ? "hvcC" : "av1C", of: item)
+        let body = config.flatMap { reader.bytes(at: $0.body.lowerBound, min($0.body.count, 1 << 16)) }
+        if type == "hvc1" { return body.flatMap(CodedSize.hevc) }
+        if let body, body.count > 4, let size = CodedSize.av1(Array(body[4...])) { return size }
+        return data(of: item, min(items[item]?.dataLength ?? 0, 256), &reader).flatMap(CodedSize.av1)
     }
 
     /// The output size a grid (`ImageGrid`) or an overlay (`ImageOverlay`) item's data declares:

@@ -26,6 +26,10 @@ struct ImageHeader: Sendable, Hashable {
     var orientation: Orientation?
     /// JPEG: where the EXIF data (its TIFF structure) lies in the file.
     var exifRange: Range<Int>?
+    /// HEIC/AVIF: the pixels of the largest picture libheif will make for the primary image (a
+    /// codec's as its bitstream codes it, a grid's canvas), when that is more than the declared
+    /// size: libheif 1.15 never holds the two to each other, so the guard counts this instead.
+    var codedPixels: Int?
     /// Why the structure is unsafe to hand to ImageMagick at all, if it is.
     var corrupt: String?
 
@@ -169,7 +173,8 @@ struct ImageHeader: Sendable, Hashable {
     /// HEIF: the image spatial extent (`ispe`) of the primary item (`pitm`), found through the
     /// item property associations (`ipma`); a grid image's tiles carry extents of their own. Without
     /// a primary item's, the largest extent in the file. A primary image libheif must not be asked
-    /// to decode (``HEIFItems/problem(decoding:_:)``) makes the header say why.
+    /// to decode (``HEIFItems/inspect(decoding:_:)``) makes the header say why; a larger picture
+    /// than declared in its bitstreams or canvases is ``codedPixels``.
     private static func parseISOBMFF(_ reader: inout ByteReader) -> ImageHeader? {
         let items = HEIFItems.read(&reader)
         var chosen = items.primary.flatMap { items.declaredSize(of: $0, &reader) }
@@ -182,9 +187,13 @@ struct ImageHeader: Sendable, Hashable {
             chosen = extents.max { $0.width.saturatingTimes($0.height) < $1.width.saturatingTimes($1.height) }
         }
         var header = chosen.map { ImageHeader(width: $0.width, height: $0.height) }
-        if let primary = items.primary, let problem = items.problem(decoding: primary, &reader) {
+        guard let primary = items.primary else { return header }
+        let inspection = items.inspect(decoding: primary, &reader)
+        if let problem = inspection.problem {
             header = header ?? ImageHeader(width: 0, height: 0)
             header?.corrupt = problem
+        } else if let declared = header, inspection.largestPicture > declared.width.saturatingTimes(declared.height) {
+            header?.codedPixels = inspection.largestPicture
         }
         return header
     }
