@@ -179,6 +179,67 @@ struct HeaderWalkTests {
         }
     }
 
+    /// Bits written most significant first, for hand-made parameter sets.
+    struct BitWriter {
+        var bits: [Bool] = []
+        mutating func put(_ value: Int, _ count: Int) {
+            for shift in stride(from: count - 1, through: 0, by: -1) { bits.append(value >> shift & 1 == 1) }
+        }
+        /// ue(v): the value plus one in binary, after as many zeros as it has bits less one.
+        mutating func golomb(_ value: Int) {
+            let count = String(value + 1, radix: 2).count
+            put(0, count - 1)
+            put(value + 1, count)
+        }
+        var bytes: [UInt8] {
+            stride(from: 0, to: bits.count, by: 8).map { start in
+                (0..<8).reduce(UInt8(0)) { byte, index in byte << 1 | (start + index < bits.count && bits[start + index] ? 1 : 0) }
+            }
+        }
+    }
+
+    @Test("a coded picture's size is read from an HEVC SPS with sub-layers and emulation prevention, and from AV1 sequence headers")
+    func codedSizes() {
+        var sps = BitWriter()
+        sps.put(0, 4); sps.put(2, 3); sps.put(1, 1)  // VPS id, three sub-layers, nesting
+        sps.put(0, 96)  // general profile, tier and level: zeros, so emulation prevention is needed
+        sps.put(0b11, 2); sps.put(0b01, 2)  // sub-layer 0: profile and level; sub-layer 1: level
+        sps.put(0, 2 * 6)
+        sps.put(0, 88 + 8); sps.put(0, 8)
+        sps.golomb(0); sps.golomb(1); sps.golomb(4096); sps.golomb(3000); sps.put(1, 1)
+        var nal: [UInt8] = [0x42, 0x01]  // NAL unit type 33
+        var zeros = 0
+        for byte in sps.bytes {
+            if zeros >= 2, byte <= 3 { nal.append(3); zeros = 0 }
+            nal.append(byte)
+            zeros = byte == 0 ? zeros + 1 : 0
+        }
+        #expect(nal.count > sps.bytes.count + 2, "the SPS has emulation prevention bytes to remove")
+        let hvcC = [UInt8](repeating: 0, count: 22) + [2]
+            + [0xA0, 0, 1, 0, 2, 0x40, 0x01]  // a VPS array first (one 2-byte NAL unit)
+            + [0xA1, 0, 1, UInt8(nal.count >> 8), UInt8(nal.count & 0xFF)] + nal
+        #expect(CodedSize.hevc(hvcC).map { [$0.width, $0.height] } == [4096, 3000])
+        #expect(CodedSize.hevc(Array(hvcC.prefix(hvcC.count - nal.count / 2))) == nil, "a cut SPS is not guessed at")
+
+        // AV1: a temporal delimiter, then a sequence header with timing and decoder model info and
+        // two operating points (the second with a decoder model and a display delay).
+        var header = BitWriter()
+        header.put(0, 3); header.put(0, 1); header.put(0, 1)  // profile, still picture, not reduced
+        header.put(1, 1); header.put(0, 64); header.put(1, 1); header.golomb(5)  // timing, equal interval
+        header.put(1, 1); header.put(9, 5); header.put(0, 32 + 5 + 5)  // decoder model, 10-bit delays
+        header.put(1, 1); header.put(1, 5)  // initial display delay present, two operating points
+        header.put(0, 12); header.put(8, 5); header.put(0, 1); header.put(0, 1); header.put(0, 1)  // level 8: tier
+        header.put(0, 12); header.put(1, 5); header.put(1, 1); header.put(0, 2 * 10 + 1); header.put(1, 1); header.put(3, 4)
+        header.put(11, 4); header.put(10, 4); header.put(1435, 12); header.put(729, 11)
+        let body = header.bytes
+        let obus: [UInt8] = [0x12, 0x00] + [0x0A, UInt8(body.count)] + body
+        #expect(CodedSize.av1(obus).map { [$0.width, $0.height] } == [1436, 730])
+        var still = BitWriter()  // a still picture's reduced header: 4-bit sizes, 8x8
+        still.put(0, 3); still.put(1, 1); still.put(1, 1); still.put(0, 5); still.put(3, 4); still.put(3, 4); still.put(7, 4); still.put(7, 4)
+        #expect(CodedSize.av1([0x0A, UInt8(still.bytes.count)] + still.bytes).map { [$0.width, $0.height] } == [8, 8])
+        #expect(CodedSize.av1([0x32, 0]) == nil, "no sequence header")
+    }
+
     @Test("TIFF entries know every field type's size, so out-of-line values are found (GPS removal)")
     func tiffValueSizes() throws {
         #expect(TIFFDirectories.typeSizes[12] == 8 && TIFFDirectories.typeSizes[11] == 4 && TIFFDirectories.typeSizes[6] == 1)
