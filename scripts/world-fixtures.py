@@ -339,9 +339,10 @@ def full_box(kind, version, flags, body):
     return box(kind, bytes([version]) + flags.to_bytes(3, "big") + body)
 
 
-def heic_grid(source, canvas, ispe):
-    """A HEIC whose primary image is a 1x1 grid of `source`'s primary (HEVC) image: `canvas` is the
-    size the grid's data gives, `ispe` the size the grid item declares (equal in a valid file)."""
+def heic_grid(source, canvas, ispe, columns=1, rows=1):
+    """A HEIC whose primary image is a grid of `source`'s primary (HEVC) image, `columns` x `rows`
+    times (one tile item each, all pointing at the same coded data): `canvas` is the size the
+    grid's data gives, `ispe` the size the grid item declares (equal in a valid file)."""
     tile = item_type(source, b"hvc1")
     properties = ipco_properties(source)
     (_, _, offset, length), = iloc_extents(source)[tile]
@@ -349,22 +350,27 @@ def heic_grid(source, canvas, ispe):
     tile_size = struct.unpack(">II", properties[b"ispe"][12:20])
     ispe_box = lambda size: full_box(b"ispe", 0, 0, struct.pack(">II", *size))
     infe = lambda item, kind, hidden: full_box(b"infe", 2, 1 if hidden else 0, struct.pack(">HH", item, 0) + kind + b"\0")
-    grid = bytes([0, 0, 0, 0]) + struct.pack(">HH", *canvas)
+    grid = bytes([0, 0, rows - 1, columns - 1]) + struct.pack(">HH", *canvas)
+    tiles = list(range(1, columns * rows + 1))
+    grid_item = len(tiles) + 1
 
     def meta(tile_offset):
-        iloc = full_box(b"iloc", 1, 0, bytes([0x44, 0x00]) + struct.pack(">H", 2)
-                        + struct.pack(">HHHHII", 1, 0, 0, 1, tile_offset, len(coded))
-                        + struct.pack(">HHHHII", 2, 1, 0, 1, 0, len(grid)))
+        iloc = full_box(b"iloc", 1, 0, bytes([0x44, 0x00]) + struct.pack(">H", len(tiles) + 1)
+                        + b"".join(struct.pack(">HHHHII", tile, 0, 0, 1, tile_offset, len(coded)) for tile in tiles)
+                        + struct.pack(">HHHHII", grid_item, 1, 0, 1, 0, len(grid)))
         ipco = box(b"ipco", properties[b"hvcC"] + ispe_box(tile_size) + ispe_box(ispe))
-        ipma = full_box(b"ipma", 0, 0, struct.pack(">I", 2) + struct.pack(">HBBB", 1, 2, 0x81, 2)
-                        + struct.pack(">HBB", 2, 1, 3))
+        ipma = full_box(b"ipma", 0, 0, struct.pack(">I", len(tiles) + 1)
+                        + b"".join(struct.pack(">HBBB", tile, 2, 0x81, 2) for tile in tiles)
+                        + struct.pack(">HBB", grid_item, 1, 3))
         return full_box(b"meta", 0, 0, b"".join([
             full_box(b"hdlr", 0, 0, b"\0" * 4 + b"pict" + b"\0" * 13),
-            full_box(b"pitm", 0, 0, struct.pack(">H", 2)),
+            full_box(b"pitm", 0, 0, struct.pack(">H", grid_item)),
             iloc,
-            full_box(b"iinf", 0, 0, struct.pack(">H", 2) + infe(1, b"hvc1", True) + infe(2, b"grid", False)),
+            full_box(b"iinf", 0, 0, struct.pack(">H", len(tiles) + 1)
+                     + b"".join(infe(tile, b"hvc1", True) for tile in tiles) + infe(grid_item, b"grid", False)),
             box(b"iprp", ipco + ipma),
-            full_box(b"iref", 0, 0, box(b"dimg", struct.pack(">HHH", 2, 1, 1))),
+            full_box(b"iref", 0, 0, box(b"dimg", struct.pack(">HH", grid_item, len(tiles))
+                                        + b"".join(struct.pack(">H", tile) for tile in tiles))),
             box(b"idat", grid)]))
 
     ftyp = box(b"ftyp", b"heic" + bytes(4) + b"mif1heicmiaf")
@@ -394,6 +400,9 @@ plain = read("orient-1.heic")
 tile_size = struct.unpack(">II", ipco_properties(plain)[b"ispe"][12:20])
 out("heic-grid.heic", heic_grid(plain, tile_size, tile_size))
 out("heic-grid-canvas-past-ispe.heic", heic_grid(plain, (20000, 20000), tile_size))
+# Four tiles, as a phone's 48: the picture twice across and twice down.
+doubled = (tile_size[0] * 2, tile_size[1] * 2)
+out("heic-grid-2x2.heic", heic_grid(plain, doubled, doubled, columns=2, rows=2))
 
 # An HEVC and an AV1 image whose bitstream codes 4096x4096 (flat grey: a few KB) while the item
 # declares 96x64: libde265 and dav1d decode what the bitstream says.

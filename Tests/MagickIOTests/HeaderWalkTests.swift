@@ -218,8 +218,10 @@ struct HeaderWalkTests {
         let hvcC = [UInt8](repeating: 0, count: 22) + [2]
             + [0xA0, 0, 1, 0, 2, 0x40, 0x01]  // a VPS array first (one 2-byte NAL unit)
             + [0xA1, 0, 1, UInt8(nal.count >> 8), UInt8(nal.count & 0xFF)] + nal
-        #expect(CodedSize.hevc(hvcC).map { [$0.width, $0.height] } == [4096, 3000])
+        #expect(CodedSize.hevc(hvcC)?.map { [$0.width, $0.height] } == [[4096, 3000]])
         #expect(CodedSize.hevc(Array(hvcC.prefix(hvcC.count - nal.count / 2))) == nil, "a cut SPS is not guessed at")
+        #expect(CodedSize.hevc(Array(hvcC.prefix(23))) == nil, "arrays the box does not hold")
+        #expect(CodedSize.hevc(Array(hvcC.prefix(22)) + [0])?.isEmpty == true, "no arrays: no SPS there")
 
         // AV1: a temporal delimiter, then a sequence header with timing and decoder model info and
         // two operating points (the second with a decoder model and a display delay).
@@ -233,11 +235,14 @@ struct HeaderWalkTests {
         header.put(11, 4); header.put(10, 4); header.put(1435, 12); header.put(729, 11)
         let body = header.bytes
         let obus: [UInt8] = [0x12, 0x00] + [0x0A, UInt8(body.count)] + body
-        #expect(CodedSize.av1(obus).map { [$0.width, $0.height] } == [1436, 730])
+        #expect(CodedSize.av1SequenceHeaders(obus)?.map { [$0.width, $0.height] } == [[1436, 730]])
         var still = BitWriter()  // a still picture's reduced header: 4-bit sizes, 8x8
         still.put(0, 3); still.put(1, 1); still.put(1, 1); still.put(0, 5); still.put(3, 4); still.put(3, 4); still.put(7, 4); still.put(7, 4)
-        #expect(CodedSize.av1([0x0A, UInt8(still.bytes.count)] + still.bytes).map { [$0.width, $0.height] } == [8, 8])
-        #expect(CodedSize.av1([0x32, 0]) == nil, "no sequence header")
+        #expect(CodedSize.av1SequenceHeaders([0x0A, UInt8(still.bytes.count)] + still.bytes)?.map { [$0.width, $0.height] } == [[8, 8]])
+        #expect(CodedSize.av1SequenceHeaders([0x32, 0])?.isEmpty == true, "no sequence header")
+        for cut: [UInt8] in [[0x0C], [0x0E, 0], [0x0A, 0x85], [0x0A, 5, 0]] {
+            #expect(CodedSize.av1SequenceHeaders(cut) == nil, "\(cut): an OBU past the end, or a header cut short")
+        }
     }
 
     @Test("TIFF entries know every field type's size, so out-of-line values are found (GPS removal)")

@@ -21,8 +21,8 @@ struct HEIFThumbnail {
     /// The thumbnails of `bytes`' primary image, smallest first; empty for a file libheif cannot
     /// open or an image without any. A thumbnail with more pixels than the primary image, one
     /// libheif would not decode under `maxPixelCount`, or one it must not be asked to decode
-    /// (``HEIFItems/inspect(decoding:_:)``: no coded data, a picture larger than the item's size)
-    /// is left out.
+    /// (``HEIFItems/inspect(decoding:_:)``: an item no codec decodes, or whose size cannot be
+    /// read) is left out; each is counted at the largest picture its decode makes.
     static func all(in bytes: SourceBytes, maxPixelCount: Int) -> [HEIFThumbnail] {
         guard let file = HEIFFile(bytes, maxPixelCount: maxPixelCount) else { return [] }
         let heif = file.heif

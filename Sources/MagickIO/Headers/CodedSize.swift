@@ -2,32 +2,34 @@
 /// sees them: what libde265 or dav1d will allocate, whatever the item's `ispe` declares (libheif
 /// 1.15 compares the two nowhere; a 96x64 item coding 4096x4096 decoded in 272 MB).
 enum CodedSize {
-    /// HEVC (`hvcC`, ISO/IEC 14496-15): the largest `pic_width/height_in_luma_samples` of the
-    /// sequence parameter sets in the configuration's NAL unit arrays, or nil when it holds none
-    /// that can be read. `config` is the box's body.
-    static func hevc(_ config: [UInt8]) -> (width: Int, height: Int)? {
-        guard config.count >= 23 else { return nil }
-        var at = 23, largest: (width: Int, height: Int)?
+    /// HEVC (`hvcC`, ISO/IEC 14496-15): the luma sizes of the sequence parameter sets in the
+    /// configuration's NAL unit arrays (none when it holds none), or nil when one cannot be read
+    /// or the arrays run past the box. `config` is the box's body.
+    static func hevc(_ config: [UInt8]) -> [(width: Int, height: Int)]? {
+        guard config.count >= 23 else { return config.isEmpty ? [] : nil }
+        var at = 23, sizes: [(width: Int, height: Int)] = []
         for _ in 0..<Int(config[22]) {
-            guard at + 3 <= config.count else { break }
+            guard at + 3 <= config.count else { return nil }
             let type = config[at] & 0x3F, count = Int(config[at + 1]) << 8 | Int(config[at + 2])
             at += 3
             for _ in 0..<count {
-                guard at + 2 <= config.count else { return largest }
+                guard at + 2 <= config.count else { return nil }
                 let length = Int(config[at]) << 8 | Int(config[at + 1])
                 at += 2
-                guard at + length <= config.count else { return largest }
-                if type == 33, let size = spsSize(Array(config[at..<at + length])) {
-                    largest = (max(largest?.width ?? 0, size.width), max(largest?.height ?? 0, size.height))
+                guard at + length <= config.count else { return nil }
+                if type == 33 {
+                    guard let size = hevcSequenceParameterSet(Array(config[at..<at + length])) else { return nil }
+                    sizes.append(size)
                 }
                 at += length
             }
         }
-        return largest
+        return sizes
     }
 
-    /// An HEVC sequence parameter set's luma size (ITU-T H.265 7.3.2.2), from its NAL unit.
-    private static func spsSize(_ nal: [UInt8]) -> (width: Int, height: Int)? {
+    /// An HEVC sequence parameter set's luma size (ITU-T H.265 7.3.2.2), from its NAL unit (its
+    /// two-byte header first).
+    static func hevcSequenceParameterSet(_ nal: [UInt8]) -> (width: Int, height: Int)? {
         guard nal.count > 2 else { return nil }
         var bits = BitReader(rbsp: nal.dropFirst(2))
         guard bits.skip(4), let subLayers = bits.read(3), bits.skip(1),
@@ -48,28 +50,33 @@ enum CodedSize {
         return (width, height)
     }
 
-    /// AV1: `max_frame_width/height_minus_1 + 1` of the first sequence header OBU in `obus` (the
-    /// `av1C` box's configOBUs, or the start of the item's data), or nil when none can be read.
-    static func av1(_ obus: [UInt8]) -> (width: Int, height: Int)? {
-        var at = 0
+    /// An AV1 OBU header (AV1 5.3.1): its type, its length with the extension byte and the size
+    /// field, and the size of its payload when it has that field (else it runs to the end).
+    static func obuHeader(_ bytes: [UInt8]) -> (type: Int, headerSize: Int, size: Int?)? {
+        guard let first = bytes.first else { return nil }
+        let type = Int(first >> 3) & 15, hasExtension = first & 4 != 0, hasSize = first & 2 != 0
+        let fixed = hasExtension ? 2 : 1
+        guard bytes.count >= fixed else { return nil }
+        guard hasSize else { return (type, fixed, nil) }
+        guard let (size, used) = leb128(bytes, fixed) else { return nil }
+        return (type, fixed + used, size)
+    }
+
+    /// The sizes of the sequence headers among `obus` (an `av1C` box's configOBUs), or nil when
+    /// one cannot be read or an OBU runs past the end.
+    static func av1SequenceHeaders(_ obus: [UInt8]) -> [(width: Int, height: Int)]? {
+        var at = 0, sizes: [(width: Int, height: Int)] = []
         while at < obus.count {
-            let header = obus[at]
-            let type = Int(header >> 3) & 15, hasExtension = header & 4 != 0, hasSize = header & 2 != 0
-            at += hasExtension ? 2 : 1
-            var length = obus.count - at
-            if hasSize {
-                guard let (size, used) = leb128(obus, at) else { return nil }
-                length = size
-                at += used
+            guard let header = obuHeader(Array(obus[at..<min(at + 10, obus.count)])) else { return nil }
+            let start = at + header.headerSize, length = header.size ?? (obus.count - start)
+            guard length >= 0, length <= obus.count - start else { return nil }
+            if header.type == 1 {
+                guard let size = av1SequenceHeader(obus[start..<start + length]) else { return nil }
+                sizes.append(size)
             }
-            guard at <= obus.count, length <= obus.count - at else {
-                // Only the start of the item's data was read: a sequence header is short.
-                return type == 1 ? sequenceHeaderSize(obus[at...]) : nil
-            }
-            if type == 1 { return sequenceHeaderSize(obus[at..<at + length]) }
-            at += length
+            at = start + length
         }
-        return nil
+        return sizes
     }
 
     private static func leb128(_ bytes: [UInt8], _ start: Int) -> (Int, Int)? {
@@ -83,8 +90,9 @@ enum CodedSize {
         return nil
     }
 
-    /// AV1 5.5.1 `sequence_header_obu`, up to the maximum frame size.
-    private static func sequenceHeaderSize(_ body: ArraySlice<UInt8>) -> (width: Int, height: Int)? {
+    /// AV1 5.5.1 `sequence_header_obu`: `max_frame_width/height_minus_1 + 1`, from its payload
+    /// (its start is enough).
+    static func av1SequenceHeader(_ body: ArraySlice<UInt8>) -> (width: Int, height: Int)? {
         var bits = BitReader(body)
         guard bits.skip(4), let reduced = bits.read(1) else { return nil }
         if reduced == 1 {

@@ -4,15 +4,20 @@
 /// primary image's declared size and to see, before libheif decodes anything, what libheif 1.15
 /// does not check itself (``inspect(decoding:_:)``):
 ///
-/// - an image item with no coded data: libheif hands dav1d an empty buffer, which dav1d refuses
-///   and leaks (40 bytes a file; found by the fuzzer). Refused.
+/// - an image item with no coded data: libheif hands dav1d an empty buffer (when the `av1C` has
+///   no OBUs either), which dav1d refuses and leaks (40 bytes a file; found by the fuzzer).
+///   Refused, as is any item the decode reaches that no codec can decode.
 /// - the pictures it makes: libde265 and dav1d decode the size the bitstream codes
 ///   (``CodedSize``), and libheif allocates the canvas a grid's or an overlay's data gives,
 ///   whatever size the item declares (`ispe`): a file declaring 96x64 that codes 4096x4096
-///   decoded in 272 MB. The guard counts the largest (fail closed); an HEVC or AV1 item whose
-///   size cannot be read from its parameter sets is refused (no codec decodes it without them).
+///   decoded in 272 MB. The guard counts the largest picture (fail closed); an item whose
+///   size cannot be read (an HEVC or AV1 item without readable parameter sets, a canvas without
+///   readable data) is refused.
 ///
-/// Bounded by the bytes it reads: the `meta` box in the first MiB, at most 4096 entries per table.
+/// The walk reads what libheif reads: the last top-level `meta`, the first of each box in it,
+/// the first entry for an item in `iinf`, `iloc` and `ipma`, `iloc` fields of 4 or 8 bytes only,
+/// `iref`'s references one after another whatever their boxes' sizes. Bounded by the bytes it
+/// reads and by libheif's own limits (20000 items, 32 extents an item).
 struct HEIFItems {
     struct Extent {
         /// 0: at a file offset; 1: in the `idat` box; 2: from other items (which libheif refuses).
@@ -25,8 +30,8 @@ struct HEIFItems {
         var type = ""
         /// Where its data lies; nil when `iloc` has no entry for it.
         var extents: [Extent]?
-        /// Its properties' 1-based indices in `ipco`.
-        var properties: [Int] = []
+        /// Its properties' 1-based indices in `ipco`; nil when `ipma` has no entry for it.
+        var properties: [Int]?
 
         /// The number of bytes of data it has.
         var dataLength: Int { (extents ?? []).reduce(0) { $0.saturatingPlus($1.length) } }
@@ -45,103 +50,108 @@ struct HEIFItems {
     var properties: [Property] = []
     var idat: Range<Int>?
 
-    private static let maxEntries = 4096
+    /// libheif's `MAX_ILOC_ITEMS` and `MAX_ILOC_EXTENTS_PER_ITEM`.
+    private static let maxItems = 20000
+    private static let maxExtents = 32
 
-    /// The items of the file in `reader`; empty when it has no `meta` box in its first MiB.
+    /// The items of the file in `reader`; empty when it has no `meta` box.
     static func read(_ reader: inout ByteReader) -> HEIFItems {
         var found = HEIFItems()
-        found.walk(&reader, 0..<min(reader.count, 1 << 20), depth: 0)
+        var meta: Range<Int>?
+        ISOBMFFBoxes.walk(&reader, in: 0..<reader.count) { _, box in
+            if box.type == "meta" { meta = box.body }  // libheif keeps the last
+        }
+        guard let meta, meta.count >= 4 else { return found }
+        var first: [String: Range<Int>] = [:]
+        ISOBMFFBoxes.walk(&reader, in: (meta.lowerBound + 4)..<meta.upperBound) { _, box in
+            if first[box.type] == nil { first[box.type] = box.body }
+        }
+        if let pitm = first["pitm"] {
+            var fields = Fields(reader.bytes(at: pitm.lowerBound, min(pitm.count, 8)) ?? [])
+            if let version = fields.take(1), fields.skip(3) { found.primary = fields.take(version == 0 ? 2 : 4) }
+        }
+        found.idat = first["idat"]
+        if let iinf = first["iinf"] { found.readInfo(&reader, iinf) }
+        if let iloc = first["iloc"] { found.readLocations(reader.bytes(at: iloc.lowerBound, min(iloc.count, 1 << 20)) ?? []) }
+        if let iref = first["iref"] { found.readReferences(reader.bytes(at: iref.lowerBound, min(iref.count, 1 << 20)) ?? []) }
+        if let iprp = first["iprp"] {
+            var ipco: Range<Int>?
+            ISOBMFFBoxes.walk(&reader, in: iprp) { reader, box in
+                if box.type == "ipco", ipco == nil { ipco = box.body }
+                // libheif merges every ipma, the first entry for an item winning.
+                if box.type == "ipma" { found.readAssociations(reader.bytes(at: box.body.lowerBound, min(box.body.count, 1 << 20)) ?? []) }
+            }
+            if let ipco {
+                ISOBMFFBoxes.walk(&reader, in: ipco) { _, property in
+                    found.properties.append(Property(type: property.type, body: property.body))
+                }
+            }
+        }
         return found
     }
 
-    private mutating func walk(_ reader: inout ByteReader, _ range: Range<Int>, depth: Int) {
-        guard depth < 6 else { return }
-        ISOBMFFBoxes.walk(&reader, in: range) { reader, box in
-            let body = box.body
-            switch box.type {
-            case "meta":  // a full box: version and flags first
-                guard body.count >= 4 else { return }
-                walk(&reader, (body.lowerBound + 4)..<body.upperBound, depth: depth + 1)
-            case "iprp":
-                walk(&reader, body, depth: depth + 1)
-            case "ipco":
-                ISOBMFFBoxes.walk(&reader, in: body) { _, property in
-                    properties.append(Property(type: property.type, body: property.body))
-                }
-            case "idat":
-                idat = body
-            case "pitm":
-                var fields = Fields(reader.bytes(at: body.lowerBound, min(body.count, 8)) ?? [])
-                guard let version = fields.take(1), fields.skip(3) else { return }
-                primary = fields.take(version == 0 ? 2 : 4)
-            case "iinf":
-                readInfo(&reader, body)
-            case "iloc":
-                readLocations(reader.bytes(at: body.lowerBound, min(body.count, 1 << 18)) ?? [])
-            case "iref":
-                readReferences(&reader, body)
-            case "ipma":
-                readAssociations(reader.bytes(at: body.lowerBound, min(body.count, 1 << 16)) ?? [])
-            default: break
-            }
-        }
-    }
-
-    /// `iinf`: a full box, an entry count, then one `infe` box per item (versions 2 and 3 name
-    /// the item's type; older ones describe files, not images).
+    /// `iinf`: a full box, an entry count (none: no items), then one `infe` box per item (versions
+    /// 2 and 3 name the item's type; older ones describe files, not images).
     private mutating func readInfo(_ reader: inout ByteReader, _ body: Range<Int>) {
         guard let version = reader.u8(at: body.lowerBound) else { return }
-        let entries = (body.lowerBound + (version == 0 ? 6 : 8))..<body.upperBound
-        var count = 0
-        ISOBMFFBoxes.walk(&reader, in: entries) { reader, box in
-            count += 1
-            guard box.type == "infe", count <= Self.maxEntries,
+        let countSize = version == 0 ? 2 : 4
+        guard body.count >= 4 + countSize,
+              let count = reader.bytes(at: body.lowerBound + 4, countSize)?.reduce(0, { $0 << 8 | Int($1) }), count > 0 else { return }
+        ISOBMFFBoxes.walk(&reader, in: (body.lowerBound + 4 + countSize)..<body.upperBound) { reader, box in
+            guard box.type == "infe", items.count < Self.maxItems,
                   var fields = reader.bytes(at: box.body.lowerBound, min(box.body.count, 14)).map(Fields.init),
                   let version = fields.take(1), version >= 2, fields.skip(3),
-                  let id = fields.take(version == 2 ? 2 : 4), fields.skip(2), let type = fields.bytes(4) else { return }
+                  let id = fields.take(version == 2 ? 2 : 4), fields.skip(2), let type = fields.bytes(4),
+                  items[id]?.type.isEmpty ?? true else { return }
             items[id, default: Item()].type = String(decoding: type, as: UTF8.self)
         }
     }
 
     /// `iloc`: for each item, how its data is built (file offset or `idat`) and its extents.
+    /// libheif reads offsets, lengths and base offsets of 4 or 8 bytes (any other size is none,
+    /// a 0), and extent indices from version 2 only.
     private mutating func readLocations(_ box: [UInt8]) {
         var fields = Fields(box)
         guard let version = fields.take(1), version <= 2, fields.skip(3),
               let sizes = fields.take(1), let more = fields.take(1),
-              let count = fields.take(version < 2 ? 2 : 4) else { return }
-        let (offsetSize, lengthSize, baseSize) = (sizes >> 4, sizes & 15, more >> 4)
-        let indexSize = version == 0 ? 0 : more & 15
-        for _ in 0..<min(count, Self.maxEntries) {
+              let count = fields.take(version < 2 ? 2 : 4), count <= Self.maxItems else { return }
+        func size(_ nibble: Int) -> Int { nibble == 4 || nibble == 8 ? nibble : 0 }
+        let (offsetSize, lengthSize, baseSize) = (size(sizes >> 4), size(sizes & 15), size(more >> 4))
+        let indexSize = version > 1 ? size(more & 15) : 0
+        for _ in 0..<count {
             guard let id = fields.take(version < 2 ? 2 : 4) else { return }
             var method = 0
             if version > 0 {
                 guard let value = fields.take(2) else { return }
                 method = value & 15
             }
-            guard fields.skip(2), let base = fields.take(baseSize), let extentCount = fields.take(2) else { return }
+            guard fields.skip(2), let base = fields.take(baseSize), let extentCount = fields.take(2),
+                  extentCount <= Self.maxExtents else { return }
             var extents: [Extent] = []
             for _ in 0..<extentCount {
                 guard fields.skip(indexSize), let offset = fields.take(offsetSize), let length = fields.take(lengthSize) else { return }
                 extents.append(Extent(method: method, offset: base.saturatingPlus(offset), length: length))
             }
-            items[id, default: Item()].extents = extents
+            if items[id]?.extents == nil { items[id, default: Item()].extents = extents }
         }
     }
 
-    /// `iref`: a full box (version 0: 16-bit item ids, 1: 32-bit), then one box per reference.
-    private mutating func readReferences(_ reader: inout ByteReader, _ body: Range<Int>) {
-        guard let version = reader.u8(at: body.lowerBound) else { return }
+    /// `iref`: a full box (version 0: 16-bit item ids, 1: 32-bit), then references read one after
+    /// another as libheif reads them: a box header, the referring item, a count, the items; each
+    /// box's declared size is not where the next one starts.
+    private mutating func readReferences(_ box: [UInt8]) {
+        var fields = Fields(box)
+        guard let version = fields.take(1), fields.skip(3) else { return }
         let idSize = version == 0 ? 2 : 4
-        ISOBMFFBoxes.walk(&reader, in: (body.lowerBound + 4)..<body.upperBound) { reader, box in
-            guard references.count < Self.maxEntries,
-                  var fields = reader.bytes(at: box.body.lowerBound, min(box.body.count, 1 << 16)).map(Fields.init),
+        while fields.remaining > 0, references.count < Self.maxItems {
+            guard let size = fields.take(4), let type = fields.bytes(4), size != 1 || fields.skip(8),
                   let from = fields.take(idSize), let count = fields.take(2) else { return }
             var to: [Int] = []
             for _ in 0..<count {
                 guard let id = fields.take(idSize) else { break }
                 to.append(id)
             }
-            references.append((box.type, from, to))
+            references.append((String(decoding: type, as: UTF8.self), from, to))
         }
     }
 
@@ -150,29 +160,36 @@ struct HEIFItems {
         var fields = Fields(box)
         guard let version = fields.take(1), fields.skip(2), let flags = fields.take(1), let count = fields.take(4) else { return }
         let wide = flags & 1 == 1
-        for _ in 0..<min(count, Self.maxEntries) {
+        for _ in 0..<count {
             guard let id = fields.take(version < 1 ? 2 : 4), let associations = fields.take(1) else { return }
             var indices: [Int] = []
             for _ in 0..<associations {
                 guard let value = fields.take(wide ? 2 : 1) else { return }
                 indices.append(value & (wide ? 0x7FFF : 0x7F))
             }
-            items[id, default: Item()].properties = indices
+            if items[id]?.properties == nil, items.count < Self.maxItems || items[id] != nil {
+                items[id, default: Item()].properties = indices
+            }
         }
     }
 
     // MARK: - What the items say
 
-    /// The first property of type `type` associated with `item`.
-    func property(_ type: String, of item: Int) -> Property? {
-        items[item]?.properties.lazy.compactMap { index in
-            index >= 1 && index <= properties.count ? properties[index - 1] : nil
-        }.first { $0.type == type }
+    /// The properties associated with `item` of type `type`, in association order.
+    func properties(_ type: String, of item: Int) -> [Property] {
+        (items[item]?.properties ?? []).compactMap { index in
+            index >= 1 && index <= properties.count && properties[index - 1].type == type ? properties[index - 1] : nil
+        }
     }
 
-    /// An item's declared size (`ispe`), as stored (before `irot`).
+    /// The first property of type `type` associated with `item` (what libheif looks up).
+    func property(_ type: String, of item: Int) -> Property? {
+        properties(type, of: item).first
+    }
+
+    /// An item's declared size (`ispe`; libheif takes the last), as stored (before `irot`).
     func declaredSize(of item: Int, _ reader: inout ByteReader) -> (width: Int, height: Int)? {
-        guard let ispe = property("ispe", of: item), ispe.body.count >= 12,
+        guard let ispe = properties("ispe", of: item).last, ispe.body.count >= 12,
               let size = reader.bytes(at: ispe.body.lowerBound + 4, 8) else { return nil }
         return (u32be(size, 0), u32be(size, 4))
     }
@@ -187,10 +204,11 @@ struct HEIFItems {
         references.filter { $0.type == type && $0.to.contains(to) }.map(\.from)
     }
 
-    /// The first `count` bytes of an item's data (its extents in order), or nil when they are not
-    /// all there.
-    func data(of item: Int, _ count: Int, _ reader: inout ByteReader) -> [UInt8]? {
+    /// `count` bytes of an item's data from `start` (its extents one after another), or nil when
+    /// they are not all there.
+    func data(of item: Int, from start: Int = 0, _ count: Int, _ reader: inout ByteReader) -> [UInt8]? {
         var bytes: [UInt8] = []
+        var skipped = 0
         for extent in items[item]?.extents ?? [] where bytes.count < count {
             let base: Int
             switch extent.method {
@@ -200,70 +218,148 @@ struct HEIFItems {
                 base = idat.lowerBound
             default: return nil
             }
-            guard let got = reader.bytes(at: base.saturatingPlus(extent.offset), min(extent.length, count - bytes.count)) else { return nil }
+            let from = max(start - skipped, 0)
+            skipped = skipped.saturatingPlus(extent.length)
+            guard from < extent.length else { continue }
+            let length = min(extent.length - from, count - bytes.count)
+            guard let got = reader.bytes(at: base.saturatingPlus(extent.offset).saturatingPlus(from), length) else { return nil }
             bytes += got
         }
         return bytes.count == count ? bytes : nil
     }
 
-    /// The item types libheif decodes with a codec: each needs coded data.
-    private static let codedTypes: Set<String> = ["hvc1", "av01", "jpeg"]
+    /// The item types libheif 1.15 decodes: coded with a codec, or derived from other items.
+    private static let codedTypes: Set<String> = ["hvc1", "av01"]
+    private static let derivedTypes: Set<String> = ["grid", "iovl", "iden"]
 
-    /// What libheif does to decode an item with its alpha image and, for a grid or an overlay,
-    /// its tiles (see the type's notes).
+    /// What libheif does to decode an item: the item, its inputs (a grid's tiles, an overlay's
+    /// images, an identity's source) and every alpha image of any of them (see the type's notes).
     struct Inspection: Equatable {
-        /// Why libheif must not be asked at all: an image item with no coded data, or an HEVC or
-        /// AV1 item whose picture size cannot be read from its parameter sets.
+        /// Why libheif must not be asked at all: an item no codec can decode (no coded data, an
+        /// unknown type), or whose picture size cannot be read.
         var problem: String?
-        /// The most pixels one picture of the decode takes: each codec's picture as its bitstream
-        /// codes it, each grid's or overlay's canvas as its data gives it, whatever the items
-        /// declare.
+        /// The pixels of the largest picture the decode makes: each codec's picture as its
+        /// bitstream codes it, each grid's or overlay's canvas as its data gives it. (The decode
+        /// holds a canvas and a tile, or an image and its alpha image, at once: the cost model's
+        /// bytes a pixel count that for pictures of the declared size.)
         var largestPicture = 0
     }
 
     func inspect(decoding item: Int, _ reader: inout ByteReader) -> Inspection {
         var inspection = Inspection()
-        var pending = [item] + referring("auxl", to: item)
         var seen: Set<Int> = []
-        var codedSizes: [Int: (width: Int, height: Int)] = [:]  // by configuration property: tiles share one
-        while let id = pending.popLast() {
-            guard seen.insert(id).inserted, seen.count <= Self.maxEntries else { continue }
-            let type = items[id]?.type ?? ""
-            if Self.codedTypes.contains(type), items[id]?.dataLength ?? 0 == 0 {
-                inspection.problem = "the HEIF item \(id) (\(type)) has no coded data"
-                return inspection
-            }
-            var picture: (width: Int, height: Int)?
-            if type == "hvc1" || type == "av01" {
-                let key = items[id]?.properties.first { index in
-                    index >= 1 && index <= properties.count && ["hvcC", "av1C"].contains(properties[index - 1].type)
-                }
-                // An AV1 item whose av1C holds no sequence header has its own in its data.
-                picture = key.flatMap { codedSizes[$0] } ?? codedSize(of: id, type: type, &reader)
-                guard let picture else {
-                    inspection.problem = "the HEIF item \(id) (\(type)) has no \(type == "hvc1" ? "sequence parameter set" : "sequence header") MagickIO can read"
-                    return inspection
-                }
-                if let key, type == "hvc1" { codedSizes[key] = picture }
-            } else if type == "grid" || type == "iovl" {
-                picture = canvasSize(of: id, type: type, &reader)
-            }
-            if let picture {
-                inspection.largestPicture = max(inspection.largestPicture, picture.width.saturatingTimes(picture.height))
-            }
-            pending += referenced("dimg", from: id)
+        do {
+            inspection.largestPicture = try pixels(of: item, seen: &seen, depth: 0, &reader)
+        } catch {
+            inspection.problem = error.reason
         }
         return inspection
     }
 
-    /// The picture size an `hvc1` or `av01` item's bitstream codes (``CodedSize``): from its
-    /// `hvcC`, or its `av1C`'s configOBUs and else the start of its data.
+    private struct Refusal: Error {
+        var reason: String
+    }
+
+    /// The pixels of the largest picture decoding `item` makes (``Inspection/largestPicture``),
+    /// or why it cannot be known.
+    private func pixels(of item: Int, seen: inout Set<Int>, depth: Int, _ reader: inout ByteReader) throws(Refusal) -> Int {
+        guard depth < 16, seen.count < Self.maxItems else { throw Refusal(reason: "the HEIF items nest too deep") }
+        guard seen.insert(item).inserted else { return 0 }  // libheif refuses a cycle; an input twice costs once
+        let type = items[item]?.type ?? ""
+        var own: Int
+        if Self.codedTypes.contains(type) {
+            guard (items[item]?.dataLength ?? 0) > 0 else {
+                throw Refusal(reason: "the HEIF item \(item) (\(type)) has no coded data")
+            }
+            guard let coded = codedSize(of: item, type: type, &reader) else {
+                throw Refusal(reason: "the HEIF item \(item) (\(type)) has no \(type == "hvc1" ? "sequence parameter set" : "sequence header") MagickIO can read")
+            }
+            own = coded.width.saturatingTimes(coded.height)
+        } else if Self.derivedTypes.contains(type) {
+            var inputs = 0
+            for input in referenced("dimg", from: item) {
+                inputs = max(inputs, try pixels(of: input, seen: &seen, depth: depth + 1, &reader))
+            }
+            if type == "iden" {
+                own = inputs
+            } else {
+                guard let canvas = canvasSize(of: item, type: type, &reader) else {
+                    throw Refusal(reason: "the HEIF \(type) item \(item) has no readable output size")
+                }
+                own = max(canvas.width.saturatingTimes(canvas.height), inputs)
+            }
+        } else {
+            throw Refusal(reason: "the HEIF item \(item) is of a type libheif does not decode (\(type.isEmpty ? "none" : type))")
+        }
+        // libheif decodes an image's alpha image with it (an auxiliary image of another kind, a
+        // depth map, is counted too; one no codec decodes cannot be an alpha image).
+        for alpha in referring("auxl", to: item) where Self.codedTypes.union(Self.derivedTypes).contains(items[alpha]?.type ?? "") {
+            own = max(own, try pixels(of: alpha, seen: &seen, depth: depth + 1, &reader))
+        }
+        return own
+    }
+
+    /// The picture size an `hvc1` or `av01` item's bitstream codes (``CodedSize``): the largest of
+    /// its configuration's parameter sets (`hvcC`, `av1C`) and those in its data, which the codec
+    /// reads after them. Nil when there are none, or the data cannot be walked.
     func codedSize(of item: Int, type: String, _ reader: inout ByteReader) -> (width: Int, height: Int)? {
         let config = property(type == "hvc1" ? "hvcC" : "av1C", of: item)
-        let body = config.flatMap { reader.bytes(at: $0.body.lowerBound, min($0.body.count, 1 << 16)) }
-        if type == "hvc1" { return body.flatMap(CodedSize.hevc) }
-        if let body, body.count > 4, let size = CodedSize.av1(Array(body[4...])) { return size }
-        return data(of: item, min(items[item]?.dataLength ?? 0, 256), &reader).flatMap(CodedSize.av1)
+            .flatMap { reader.bytes(at: $0.body.lowerBound, min($0.body.count, 1 << 16)) } ?? []
+        var sizes: [(width: Int, height: Int)] = []
+        if type == "hvc1" {
+            let lengthSize = config.count > 21 ? Int(config[21] & 3) + 1 : 4
+            guard let configured = CodedSize.hevc(config),
+                  let inBand = hevcParameterSets(item, lengthSize: lengthSize, &reader) else { return nil }
+            sizes = configured + inBand
+        } else {
+            guard let configured = config.count > 4 ? CodedSize.av1SequenceHeaders(Array(config[4...])) : [],
+                  let inBand = av1SequenceHeaders(item, &reader) else { return nil }
+            sizes = configured + inBand
+        }
+        guard !sizes.isEmpty else { return nil }
+        return (sizes.map(\.width).max()!, sizes.map(\.height).max()!)
+    }
+
+    /// The most NAL units or OBUs walked in an item's data; a file with more is refused.
+    private static let maxUnits = 4096
+
+    /// The sizes of the sequence parameter sets among an HEVC item's NAL units (each after a
+    /// big-endian length of `lengthSize` bytes), or nil when the data cannot be walked.
+    private func hevcParameterSets(_ item: Int, lengthSize: Int, _ reader: inout ByteReader) -> [(width: Int, height: Int)]? {
+        let total = items[item]?.dataLength ?? 0
+        var at = 0, sizes: [(width: Int, height: Int)] = []
+        for _ in 0..<Self.maxUnits {
+            guard at < total else { return sizes }
+            guard let prefix = data(of: item, from: at, lengthSize + 1, &reader) else { return nil }
+            let length = prefix.prefix(lengthSize).reduce(0) { $0 << 8 | Int($1) }
+            if prefix[lengthSize] >> 1 & 0x3F == 33 {
+                guard let nal = data(of: item, from: at + lengthSize, min(length, 1024), &reader),
+                      let size = CodedSize.hevcSequenceParameterSet(nal) else { return nil }
+                sizes.append(size)
+            }
+            at = at.saturatingPlus(lengthSize).saturatingPlus(length)
+        }
+        return at < total ? nil : sizes
+    }
+
+    /// The sizes of the sequence headers among an AV1 item's OBUs, or nil when the data cannot be
+    /// walked.
+    private func av1SequenceHeaders(_ item: Int, _ reader: inout ByteReader) -> [(width: Int, height: Int)]? {
+        let total = items[item]?.dataLength ?? 0
+        var at = 0, sizes: [(width: Int, height: Int)] = []
+        for _ in 0..<Self.maxUnits {
+            guard at < total else { return sizes }
+            guard let head = data(of: item, from: at, min(10, total - at), &reader),
+                  let obu = CodedSize.obuHeader(head) else { return nil }
+            let length = obu.size ?? (total - at - obu.headerSize)
+            if obu.type == 1 {
+                guard let body = data(of: item, from: at + obu.headerSize, min(length, 256), &reader),
+                      let size = CodedSize.av1SequenceHeader(body[...]) else { return nil }
+                sizes.append(size)
+            }
+            at = at.saturatingPlus(obu.headerSize).saturatingPlus(length)
+        }
+        return at < total ? nil : sizes
     }
 
     /// The output size a grid (`ImageGrid`) or an overlay (`ImageOverlay`) item's data declares:
@@ -288,22 +384,24 @@ private struct Fields {
         self.bytes = bytes
     }
 
+    var remaining: Int { bytes.count - at }
+
     /// The next `count` bytes (0, 1, 2, 4 or 8) as a big-endian number; 0 for a 0-byte field.
     mutating func take(_ count: Int) -> Int? {
-        guard count >= 0, count <= 8, at + count <= bytes.count else { return nil }
+        guard count >= 0, count <= 8, count <= remaining else { return nil }
         defer { at += count }
         // An 8-byte field over Int.max is as far past any file's end as Int.max is.
         return bytes[at..<at + count].reduce(0) { $0 > Int.max >> 8 ? Int.max : $0 << 8 | Int($1) }
     }
 
     mutating func bytes(_ count: Int) -> ArraySlice<UInt8>? {
-        guard at + count <= bytes.count else { return nil }
+        guard count >= 0, count <= remaining else { return nil }
         defer { at += count }
         return bytes[at..<at + count]
     }
 
     mutating func skip(_ count: Int) -> Bool {
-        guard at + count <= bytes.count else { return false }
+        guard count >= 0, count <= remaining else { return false }
         at += count
         return true
     }
