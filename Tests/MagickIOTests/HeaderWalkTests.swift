@@ -170,6 +170,21 @@ struct HeaderWalkTests {
             #expect(coded.declaredSize(of: item, &codedReader).map { [$0.width, $0.height] } == [96, 64], "\(name)")
             #expect(coded.codedSize(of: item, type: coded.items[item]?.type ?? "", &codedReader).map { [$0.width, $0.height] } == [4096, 4096], "\(name)")
         }
+        // libheif takes an SPS by its NAL unit header, whatever hvcC array lists it.
+        var relabelled = [UInt8](try Fixture.data("orient-1.heic"))
+        let sps = try #require((0..<relabelled.count - 1).first { relabelled[$0] & 0x3F == 33 && relabelled[$0 + 1] == 0 && relabelled[$0 + 2] == 1 })
+        relabelled[sps] = relabelled[sps] & 0xC0 | 34  // listed as a PPS
+        var relabelledReader = ByteReader(.memory(Data(relabelled)))
+        let relabelledItems = HEIFItems.read(&relabelledReader)
+        #expect(relabelledItems.codedSize(of: 1, type: "hvc1", &relabelledReader).map { [$0.width, $0.height] } == [96, 64])
+        // Two meta boxes: libheif may read either (the last one before a box it cannot read).
+        let twice = try Fixture.data("heic-grid.heic")
+        let meta = try #require(twice.range(of: Data("meta".utf8)))
+        let metaBox = twice[(meta.lowerBound - 4)...].prefix(Int(twice[meta.lowerBound - 2]) << 8 | Int(twice[meta.lowerBound - 1]))
+        var twiceReader = ByteReader(.memory(twice + metaBox))
+        #expect(HEIFItems.read(&twiceReader).inspect(decoding: 2, &twiceReader).problem == "the HEIF file has 2 meta boxes")
+        #expect(throws: MagickIOError.self) { _ = try ImageSource(data: twice + metaBox) }
+
         // Cut anywhere, the walk finds less and never traps.
         let whole = try Fixture.data("heic-grid.heic")
         for end in stride(from: 0, to: whole.count, by: 7) {

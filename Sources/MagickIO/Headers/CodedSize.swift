@@ -2,22 +2,23 @@
 /// sees them: what libde265 or dav1d will allocate, whatever the item's `ispe` declares (libheif
 /// 1.15 compares the two nowhere; a 96x64 item coding 4096x4096 decoded in 272 MB).
 enum CodedSize {
-    /// HEVC (`hvcC`, ISO/IEC 14496-15): the luma sizes of the sequence parameter sets in the
-    /// configuration's NAL unit arrays (none when it holds none), or nil when one cannot be read
-    /// or the arrays run past the box. `config` is the box's body.
+    /// HEVC (`hvcC`, ISO/IEC 14496-15): the luma sizes of the sequence parameter sets among the
+    /// configuration's NAL units (none when it holds none), or nil when one cannot be read or the
+    /// arrays run past the box. `config` is the box's body.
     static func hevc(_ config: [UInt8]) -> [(width: Int, height: Int)]? {
         guard config.count >= 23 else { return config.isEmpty ? [] : nil }
         var at = 23, sizes: [(width: Int, height: Int)] = []
         for _ in 0..<Int(config[22]) {
             guard at + 3 <= config.count else { return nil }
-            let type = config[at] & 0x3F, count = Int(config[at + 1]) << 8 | Int(config[at + 2])
+            let count = Int(config[at + 1]) << 8 | Int(config[at + 2])
             at += 3
             for _ in 0..<count {
                 guard at + 2 <= config.count else { return nil }
                 let length = Int(config[at]) << 8 | Int(config[at + 1])
                 at += 2
                 guard at + length <= config.count else { return nil }
-                if type == 33 {
+                // libde265 takes a unit by its own header, whatever array it is listed in.
+                if length > 2, config[at] >> 1 & 0x3F == 33 {
                     guard let size = hevcSequenceParameterSet(Array(config[at..<at + length])) else { return nil }
                     sizes.append(size)
                 }

@@ -44,9 +44,12 @@ struct HEIFItems {
 
     var primary: Int?
     var items: [Int: Item] = [:]
-    /// `iref`'s references, in file order: `from` refers to each of `to` (`dimg`: a derived image
-    /// to its inputs; `auxl`, `thmb`: an alpha image or a thumbnail to its master image).
-    var references: [(type: String, from: Int, to: [Int])] = []
+    /// `iref`'s references by type, each way: `from` refers to each of `to` (`dimg`: a derived
+    /// image to its inputs; `auxl`, `thmb`: an alpha image or a thumbnail to its master image).
+    private var referencesFrom: [String: [Int: [Int]]] = [:]
+    private var referencesTo: [String: [Int: [Int]]] = [:]
+    /// Why the file's structure is not one libheif reads as MagickIO does, if it is not.
+    var unreadable: String?
     var properties: [Property] = []
     var idat: Range<Int>?
 
@@ -57,11 +60,17 @@ struct HEIFItems {
     /// The items of the file in `reader`; empty when it has no `meta` box.
     static func read(_ reader: inout ByteReader) -> HEIFItems {
         var found = HEIFItems()
-        var meta: Range<Int>?
+        var metas: [Range<Int>] = []
         ISOBMFFBoxes.walk(&reader, in: 0..<reader.count) { _, box in
-            if box.type == "meta" { meta = box.body }  // libheif keeps the last
+            if box.type == "meta" { metas.append(box.body) }
         }
-        guard let meta, meta.count >= 4 else { return found }
+        // libheif keeps the last meta box before the first box it cannot read, which need not be
+        // the last one here.
+        guard metas.count <= 1 else {
+            found.unreadable = "the HEIF file has \(metas.count) meta boxes"
+            return found
+        }
+        guard let meta = metas.first, meta.count >= 4 else { return found }
         var first: [String: Range<Int>] = [:]
         ISOBMFFBoxes.walk(&reader, in: (meta.lowerBound + 4)..<meta.upperBound) { _, box in
             if first[box.type] == nil { first[box.type] = box.body }
@@ -72,14 +81,15 @@ struct HEIFItems {
         }
         found.idat = first["idat"]
         if let iinf = first["iinf"] { found.readInfo(&reader, iinf) }
-        if let iloc = first["iloc"] { found.readLocations(reader.bytes(at: iloc.lowerBound, min(iloc.count, 1 << 20)) ?? []) }
-        if let iref = first["iref"] { found.readReferences(reader.bytes(at: iref.lowerBound, min(iref.count, 1 << 20)) ?? []) }
+        // Whole: libheif reads every entry, however many (the cost grows with the file's bytes).
+        if let iloc = first["iloc"] { found.readLocations(reader.bytes(at: iloc.lowerBound, iloc.count) ?? []) }
+        if let iref = first["iref"] { found.readReferences(reader.bytes(at: iref.lowerBound, iref.count) ?? []) }
         if let iprp = first["iprp"] {
             var ipco: Range<Int>?
             ISOBMFFBoxes.walk(&reader, in: iprp) { reader, box in
                 if box.type == "ipco", ipco == nil { ipco = box.body }
                 // libheif merges every ipma, the first entry for an item winning.
-                if box.type == "ipma" { found.readAssociations(reader.bytes(at: box.body.lowerBound, min(box.body.count, 1 << 20)) ?? []) }
+                if box.type == "ipma" { found.readAssociations(reader.bytes(at: box.body.lowerBound, box.body.count) ?? []) }
             }
             if let ipco {
                 ISOBMFFBoxes.walk(&reader, in: ipco) { _, property in
@@ -143,15 +153,17 @@ struct HEIFItems {
         var fields = Fields(box)
         guard let version = fields.take(1), fields.skip(3) else { return }
         let idSize = version == 0 ? 2 : 4
-        while fields.remaining > 0, references.count < Self.maxItems {
-            guard let size = fields.take(4), let type = fields.bytes(4), size != 1 || fields.skip(8),
-                  let from = fields.take(idSize), let count = fields.take(2) else { return }
+        while fields.remaining > 0 {
+            guard let size = fields.take(4), let typeBytes = fields.bytes(4), size != 1 || fields.skip(8) else { return }
+            let type = String(decoding: typeBytes, as: UTF8.self)
+            guard type != "uuid" || fields.skip(16), let from = fields.take(idSize), let count = fields.take(2) else { return }
             var to: [Int] = []
             for _ in 0..<count {
                 guard let id = fields.take(idSize) else { break }
                 to.append(id)
             }
-            references.append((String(decoding: type, as: UTF8.self), from, to))
+            referencesFrom[type, default: [:]][from, default: []] += to
+            for id in to { referencesTo[type, default: [:]][id, default: []].append(from) }
         }
     }
 
@@ -196,12 +208,12 @@ struct HEIFItems {
 
     /// The items `from` refers to with references of `type`.
     func referenced(_ type: String, from: Int) -> [Int] {
-        references.filter { $0.type == type && $0.from == from }.flatMap(\.to)
+        referencesFrom[type]?[from] ?? []
     }
 
     /// The items that refer to `to` with references of `type`.
     func referring(_ type: String, to: Int) -> [Int] {
-        references.filter { $0.type == type && $0.to.contains(to) }.map(\.from)
+        referencesTo[type]?[to] ?? []
     }
 
     /// `count` bytes of an item's data from `start` (its extents one after another), or nil when
@@ -247,13 +259,25 @@ struct HEIFItems {
 
     func inspect(decoding item: Int, _ reader: inout ByteReader) -> Inspection {
         var inspection = Inspection()
-        var seen: Set<Int> = []
+        if let unreadable {
+            inspection.problem = unreadable
+            return inspection
+        }
+        var walk = Walk()
         do {
-            inspection.largestPicture = try pixels(of: item, seen: &seen, depth: 0, &reader)
+            inspection.largestPicture = try pixels(of: item, &walk, depth: 0, &reader)
         } catch {
             inspection.problem = error.reason
         }
         return inspection
+    }
+
+    /// What one inspection has seen: the items, the sizes each configuration property gives
+    /// (tiles share one), and how many NAL units or OBUs it may still walk.
+    private struct Walk {
+        var seen: Set<Int> = []
+        var configured: [Int: [(width: Int, height: Int)]] = [:]
+        var units = HEIFItems.maxUnits
     }
 
     private struct Refusal: Error {
@@ -262,23 +286,21 @@ struct HEIFItems {
 
     /// The pixels of the largest picture decoding `item` makes (``Inspection/largestPicture``),
     /// or why it cannot be known.
-    private func pixels(of item: Int, seen: inout Set<Int>, depth: Int, _ reader: inout ByteReader) throws(Refusal) -> Int {
-        guard depth < 16, seen.count < Self.maxItems else { throw Refusal(reason: "the HEIF items nest too deep") }
-        guard seen.insert(item).inserted else { return 0 }  // libheif refuses a cycle; an input twice costs once
+    private func pixels(of item: Int, _ walk: inout Walk, depth: Int, _ reader: inout ByteReader) throws(Refusal) -> Int {
+        guard depth < 16, walk.seen.count < Self.maxItems else { throw Refusal(reason: "the HEIF items nest too deep") }
+        guard walk.seen.insert(item).inserted else { return 0 }  // libheif refuses a cycle; an input twice costs once
         let type = items[item]?.type ?? ""
         var own: Int
         if Self.codedTypes.contains(type) {
             guard (items[item]?.dataLength ?? 0) > 0 else {
                 throw Refusal(reason: "the HEIF item \(item) (\(type)) has no coded data")
             }
-            guard let coded = codedSize(of: item, type: type, &reader) else {
-                throw Refusal(reason: "the HEIF item \(item) (\(type)) has no \(type == "hvc1" ? "sequence parameter set" : "sequence header") MagickIO can read")
-            }
+            let coded = try codedSize(of: item, type: type, &walk, &reader)
             own = coded.width.saturatingTimes(coded.height)
         } else if Self.derivedTypes.contains(type) {
             var inputs = 0
             for input in referenced("dimg", from: item) {
-                inputs = max(inputs, try pixels(of: input, seen: &seen, depth: depth + 1, &reader))
+                inputs = max(inputs, try pixels(of: input, &walk, depth: depth + 1, &reader))
             }
             if type == "iden" {
                 own = inputs
@@ -294,62 +316,81 @@ struct HEIFItems {
         // libheif decodes an image's alpha image with it (an auxiliary image of another kind, a
         // depth map, is counted too; one no codec decodes cannot be an alpha image).
         for alpha in referring("auxl", to: item) where Self.codedTypes.union(Self.derivedTypes).contains(items[alpha]?.type ?? "") {
-            own = max(own, try pixels(of: alpha, seen: &seen, depth: depth + 1, &reader))
+            own = max(own, try pixels(of: alpha, &walk, depth: depth + 1, &reader))
         }
         return own
     }
 
     /// The picture size an `hvc1` or `av01` item's bitstream codes (``CodedSize``): the largest of
-    /// its configuration's parameter sets (`hvcC`, `av1C`) and those in its data, which the codec
-    /// reads after them. Nil when there are none, or the data cannot be walked.
+    /// its configuration's parameter sets (`hvcC`, `av1C`, which libheif requires) and those in
+    /// its data, which the codec reads after them.
     func codedSize(of item: Int, type: String, _ reader: inout ByteReader) -> (width: Int, height: Int)? {
-        let config = property(type == "hvc1" ? "hvcC" : "av1C", of: item)
-            .flatMap { reader.bytes(at: $0.body.lowerBound, min($0.body.count, 1 << 16)) } ?? []
-        var sizes: [(width: Int, height: Int)] = []
-        if type == "hvc1" {
-            let lengthSize = config.count > 21 ? Int(config[21] & 3) + 1 : 4
-            guard let configured = CodedSize.hevc(config),
-                  let inBand = hevcParameterSets(item, lengthSize: lengthSize, &reader) else { return nil }
-            sizes = configured + inBand
-        } else {
-            guard let configured = config.count > 4 ? CodedSize.av1SequenceHeaders(Array(config[4...])) : [],
-                  let inBand = av1SequenceHeaders(item, &reader) else { return nil }
-            sizes = configured + inBand
-        }
-        guard !sizes.isEmpty else { return nil }
-        return (sizes.map(\.width).max()!, sizes.map(\.height).max()!)
+        var walk = Walk()
+        return try? codedSize(of: item, type: type, &walk, &reader)
     }
 
-    /// The most NAL units or OBUs walked in an item's data; a file with more is refused.
-    private static let maxUnits = 4096
+    private func codedSize(of item: Int, type: String, _ walk: inout Walk, _ reader: inout ByteReader) throws(Refusal) -> (width: Int, height: Int) {
+        let hevc = type == "hvc1", configType = hevc ? "hvcC" : "av1C"
+        func unreadable(_ what: String) -> Refusal {
+            Refusal(reason: "the HEIF item \(item) (\(type)) has \(what)")
+        }
+        guard let configIndex = items[item]?.properties?.first(where: { index in
+            index >= 1 && index <= properties.count && properties[index - 1].type == configType
+        }) else { throw unreadable("no \(configType) property") }
+        var sizes: [(width: Int, height: Int)]
+        if let known = walk.configured[configIndex] {
+            sizes = known
+        } else {
+            let body = properties[configIndex - 1].body
+            guard let config = reader.bytes(at: body.lowerBound, body.count),
+                  let configured = hevc ? CodedSize.hevc(config) : config.count <= 4 ? [] : CodedSize.av1SequenceHeaders(Array(config[4...]))
+            else { throw unreadable("a \(configType) MagickIO cannot read") }
+            walk.configured[configIndex] = configured
+            sizes = configured
+        }
+        guard let inBand = hevc ? hevcParameterSets(item, &walk.units, &reader) : av1SequenceHeaders(item, &walk.units, &reader) else {
+            throw unreadable(walk.units <= 0 ? "more coded units than MagickIO checks (\(Self.maxUnits) a file)"
+                                             : "coded data MagickIO cannot walk")
+        }
+        sizes += inBand
+        guard let width = sizes.map(\.width).max(), let height = sizes.map(\.height).max() else {
+            throw unreadable("no \(hevc ? "sequence parameter set" : "sequence header")")
+        }
+        return (width, height)
+    }
 
-    /// The sizes of the sequence parameter sets among an HEVC item's NAL units (each after a
-    /// big-endian length of `lengthSize` bytes), or nil when the data cannot be walked.
-    private func hevcParameterSets(_ item: Int, lengthSize: Int, _ reader: inout ByteReader) -> [(width: Int, height: Int)]? {
+    /// The most NAL units or OBUs one inspection walks in the items' data (a tile has a few); a
+    /// file with more is refused.
+    private static let maxUnits = 1 << 16
+
+    /// The sizes of the sequence parameter sets among an HEVC item's NAL units, or nil when the
+    /// data cannot be walked or `units` runs out. libheif's libde265 plugin reads each unit after
+    /// a 4-byte length, whatever the configuration's length size says.
+    private func hevcParameterSets(_ item: Int, _ units: inout Int, _ reader: inout ByteReader) -> [(width: Int, height: Int)]? {
         let total = items[item]?.dataLength ?? 0
         var at = 0, sizes: [(width: Int, height: Int)] = []
-        for _ in 0..<Self.maxUnits {
-            guard at < total else { return sizes }
-            guard let prefix = data(of: item, from: at, lengthSize + 1, &reader) else { return nil }
-            let length = prefix.prefix(lengthSize).reduce(0) { $0 << 8 | Int($1) }
-            if prefix[lengthSize] >> 1 & 0x3F == 33 {
-                guard let nal = data(of: item, from: at + lengthSize, min(length, 1024), &reader),
+        while at < total {
+            units -= 1
+            guard units >= 0, let prefix = data(of: item, from: at, min(5, total - at), &reader), prefix.count == 5 else { return nil }
+            let length = prefix.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+            if prefix[4] >> 1 & 0x3F == 33 {
+                guard let nal = data(of: item, from: at + 4, min(length, 1024), &reader),
                       let size = CodedSize.hevcSequenceParameterSet(nal) else { return nil }
                 sizes.append(size)
             }
-            at = at.saturatingPlus(lengthSize).saturatingPlus(length)
+            at = at.saturatingPlus(4).saturatingPlus(length)
         }
-        return at < total ? nil : sizes
+        return sizes
     }
 
     /// The sizes of the sequence headers among an AV1 item's OBUs, or nil when the data cannot be
-    /// walked.
-    private func av1SequenceHeaders(_ item: Int, _ reader: inout ByteReader) -> [(width: Int, height: Int)]? {
+    /// walked or `units` runs out.
+    private func av1SequenceHeaders(_ item: Int, _ units: inout Int, _ reader: inout ByteReader) -> [(width: Int, height: Int)]? {
         let total = items[item]?.dataLength ?? 0
         var at = 0, sizes: [(width: Int, height: Int)] = []
-        for _ in 0..<Self.maxUnits {
-            guard at < total else { return sizes }
-            guard let head = data(of: item, from: at, min(10, total - at), &reader),
+        while at < total {
+            units -= 1
+            guard units >= 0, let head = data(of: item, from: at, min(10, total - at), &reader),
                   let obu = CodedSize.obuHeader(head) else { return nil }
             let length = obu.size ?? (total - at - obu.headerSize)
             if obu.type == 1 {
@@ -359,7 +400,7 @@ struct HEIFItems {
             }
             at = at.saturatingPlus(obu.headerSize).saturatingPlus(length)
         }
-        return at < total ? nil : sizes
+        return sizes
     }
 
     /// The output size a grid (`ImageGrid`) or an overlay (`ImageOverlay`) item's data declares:

@@ -187,7 +187,7 @@ struct ImageHeader: Sendable, Hashable {
             chosen = extents.max { $0.width.saturatingTimes($0.height) < $1.width.saturatingTimes($1.height) }
         }
         var header = chosen.map { ImageHeader(width: $0.width, height: $0.height) }
-        guard let primary = items.primary else { return header }
+        guard let primary = items.primary ?? (items.unreadable != nil ? 0 : nil) else { return header }
         let inspection = items.inspect(decoding: primary, &reader)
         if let problem = inspection.problem {
             header = header ?? ImageHeader(width: 0, height: 0)
