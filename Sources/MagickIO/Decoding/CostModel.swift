@@ -72,8 +72,8 @@ struct DecodeEstimate: Sendable, Hashable {
             extra = decoded.saturatingTimes(4)
         case .heic, .avif:
             // A bitstream or canvas larger than declared: libheif hands over that picture.
-            let pictured = max(stored, header?.codedPixels ?? 0)
-            extra = Self.libheifBytes(stored: pictured, header: header)
+            let pictured = Self.libheifPixels(stored: stored, header: header)
+            extra = Self.libheifBytes(pixels: pictured, header: header)
             cache = max(cache, pictured.saturatingTimes(8))
             overhead = Self.libheifOverhead
         default:
@@ -111,7 +111,7 @@ struct DecodeEstimate: Sendable, Hashable {
         }
         var overhead = fixedOverhead
         if format.isHEIF {
-            extra = libheifBytes(stored: max(stored.width.saturatingTimes(stored.height), header?.codedPixels ?? 0), header: header)
+            extra = libheifBytes(pixels: libheifPixels(stored: stored.width.saturatingTimes(stored.height), header: header), header: header)
             overhead = libheifOverhead
         }
         let rows = decoded.width.saturatingTimes(4 * 4 * (8 + 3) + 64 * 4)
@@ -124,9 +124,15 @@ struct DecodeEstimate: Sendable, Hashable {
         return estimate
     }
 
-    /// libheif's part of a HEIC or AVIF decode of `stored` pixels (see the type's notes).
-    private static func libheifBytes(stored: Int, header: ImageHeader?) -> Int {
-        stored.saturatingTimes(header?.hasAlpha == false ? 8 : 12)
+    /// The pixels libheif decodes for a HEIC or AVIF of `stored` pixels: those, or the larger
+    /// picture its bitstream or canvas makes (``ImageHeader/codedPixels``).
+    private static func libheifPixels(stored: Int, header: ImageHeader?) -> Int {
+        max(stored, header?.codedPixels ?? 0)
+    }
+
+    /// libheif's part of a HEIC or AVIF decode of `pixels` (see the type's notes).
+    private static func libheifBytes(pixels: Int, header: ImageHeader?) -> Int {
+        pixels.saturatingTimes(header?.hasAlpha == false ? 8 : 12)
     }
 
     /// The HEVC or AV1 codec's own allowance.

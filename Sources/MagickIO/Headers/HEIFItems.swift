@@ -187,22 +187,27 @@ struct HEIFItems {
 
     // MARK: - What the items say
 
-    /// The properties associated with `item` of type `type`, in association order.
-    func properties(_ type: String, of item: Int) -> [Property] {
-        (items[item]?.properties ?? []).compactMap { index in
-            index >= 1 && index <= properties.count && properties[index - 1].type == type ? properties[index - 1] : nil
+    /// The 1-based `ipco` indices of the properties of type `type` associated with `item`, in
+    /// association order.
+    func propertyIndices(_ type: String, of item: Int) -> [Int] {
+        (items[item]?.properties ?? []).filter { index in
+            index >= 1 && index <= properties.count && properties[index - 1].type == type
         }
     }
 
     /// The first property of type `type` associated with `item` (what libheif looks up).
     func property(_ type: String, of item: Int) -> Property? {
-        properties(type, of: item).first
+        propertyIndices(type, of: item).first.map { properties[$0 - 1] }
     }
 
     /// An item's declared size (`ispe`; libheif takes the last), as stored (before `irot`).
     func declaredSize(of item: Int, _ reader: inout ByteReader) -> (width: Int, height: Int)? {
-        guard let ispe = properties("ispe", of: item).last, ispe.body.count >= 12,
-              let size = reader.bytes(at: ispe.body.lowerBound + 4, 8) else { return nil }
+        propertyIndices("ispe", of: item).last.flatMap { Self.extent(properties[$0 - 1], &reader) }
+    }
+
+    /// The size an `ispe` property gives (a full box: version and flags, then width and height).
+    static func extent(_ ispe: Property, _ reader: inout ByteReader) -> (width: Int, height: Int)? {
+        guard ispe.type == "ispe", ispe.body.count >= 12, let size = reader.bytes(at: ispe.body.lowerBound + 4, 8) else { return nil }
         return (u32be(size, 0), u32be(size, 4))
     }
 
@@ -334,9 +339,7 @@ struct HEIFItems {
         func unreadable(_ what: String) -> Refusal {
             Refusal(reason: "the HEIF item \(item) (\(type)) has \(what)")
         }
-        guard let configIndex = items[item]?.properties?.first(where: { index in
-            index >= 1 && index <= properties.count && properties[index - 1].type == configType
-        }) else { throw unreadable("no \(configType) property") }
+        guard let configIndex = propertyIndices(configType, of: item).first else { throw unreadable("no \(configType) property") }
         var sizes: [(width: Int, height: Int)]
         if let known = walk.configured[configIndex] {
             sizes = known

@@ -179,16 +179,14 @@ struct ImageHeader: Sendable, Hashable {
         let items = HEIFItems.read(&reader)
         var chosen = items.primary.flatMap { items.declaredSize(of: $0, &reader) }
         if chosen == nil {
-            let extents = items.properties.compactMap { property -> (width: Int, height: Int)? in
-                guard property.type == "ispe", property.body.count >= 12,
-                      let size = reader.bytes(at: property.body.lowerBound + 4, 8) else { return nil }
-                return (u32be(size, 0), u32be(size, 4))
-            }
+            let extents = items.properties.compactMap { HEIFItems.extent($0, &reader) }
             chosen = extents.max { $0.width.saturatingTimes($0.height) < $1.width.saturatingTimes($1.height) }
         }
         var header = chosen.map { ImageHeader(width: $0.width, height: $0.height) }
-        guard let primary = items.primary ?? (items.unreadable != nil ? 0 : nil) else { return header }
-        let inspection = items.inspect(decoding: primary, &reader)
+        var inspection = HEIFItems.Inspection(problem: items.unreadable)
+        if let primary = items.primary {
+            inspection = items.inspect(decoding: primary, &reader)
+        }
         if let problem = inspection.problem {
             header = header ?? ImageHeader(width: 0, height: 0)
             header?.corrupt = problem
