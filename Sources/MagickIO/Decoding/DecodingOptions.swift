@@ -31,13 +31,26 @@ public struct DecodingOptions: Sendable, Hashable {
     /// outright throws whatever this says; the warnings of an image that comes back are in
     /// ``Image/warnings``.
     public var strictness: Strictness
+    /// The most frames, pages or metadata segments a file may declare, as MagickIO's own walker
+    /// counts them (GIF frames, WebP `ANMF` frames, TIFF directories, JPEG APPn and PNG text
+    /// chunks). A file that declares more offers its first `maxFrameCount` frames only; a walk
+    /// that cannot finish counts as over the limit. Default: 1,000.
+    public var maxFrameCount: Int
+    /// The most metadata a file may carry, in bytes once decompressed (PNG `zTXt`/`iTXt`/`iCCP`
+    /// and raw profiles, EXIF, XMP, ICC, JPEG APPn and comments), counted by MagickIO's walker
+    /// before any decoder runs. Past it, a decode that drops metadata (a thumbnail) gets the file
+    /// without it, and one that keeps it throws ``MagickIOError/Kind/limitExceeded``. Default:
+    /// 16 MiB.
+    public var maxMetadataBytes: Int
 
     public init(maxPixelCount: Int = 268_402_689, memoryBudget: Int = 256 << 20, timeLimit: Duration? = nil,
-                strictness: Strictness = .refuseDamage) {
+                strictness: Strictness = .refuseDamage, maxFrameCount: Int = 1_000, maxMetadataBytes: Int = 16 << 20) {
         self.maxPixelCount = maxPixelCount
         self.memoryBudget = memoryBudget
         self.timeLimit = timeLimit
         self.strictness = strictness
+        self.maxFrameCount = maxFrameCount
+        self.maxMetadataBytes = maxMetadataBytes
     }
 
     /// The defaults.
