@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""Writes the hostile-input families of issue 18 into DIR: small files whose decode would cost
+gigabytes or minutes if a decoder allocated what they declare. Python 3 stdlib only (zlib, struct),
+deterministic; each file is written by hand, container by container, so no tool's own limits shape
+it. For measuring the release tools (peak RSS and CPU through /usr/bin/time) and as fuzz seeds
+(`--small` writes versions under 64 KB).
+
+Usage: scripts/hostile-fixtures.py DIR [--small] [--only NAME[,NAME...]]
+
+The families, by file name:
+  png-ztxt-1g.png        64x64 PNG whose zTXt comment inflates to 1 GiB
+  png-iccp-1g.png        64x64 PNG whose iCCP profile inflates to 1 GiB
+  png-text-100k.png      64x64 PNG with 100,000 tEXt chunks
+  webp-lossless-16383.webp  16383x16383 VP8L of one colour (a few dozen bytes: every pixel codes in 0 bits)
+  webp-anim-2000.webp    2,000 ANMF frames of 2500x2500, each a one-colour VP8L
+  tiff-float64-extras.tif   2000x2000 RGB + 13 float64 extra samples, one deflate strip
+  tiff-rgba16-strip.tif  4400x4400 RGBA 16-bit in one deflate strip
+  tiff-100k-ifds.tif     100,000 IFDs of 1x1
+  gif-10k-frames.gif     10,000 frames of 1x1
+  jpeg-app15-600k.jpg    64x64 JPEG after 600,000 APP15 segments of 4 data bytes
+  jpeg-arith-dc-1500.jpg 8800x8800 arithmetic-coded progressive JPEG of 1,500 DC scans
+"""
+import argparse, os, struct, sys, zlib
+
+
+# MARK: - PNG
+
+def png_chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+
+def png_image(width=64, height=64, extra=b""):
+    """An 8-bit RGB PNG of one grey, with `extra` chunks before IDAT."""
+    raw = b"".join(b"\0" + b"\x80" * (3 * width) for _ in range(height))
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", ihdr) + extra
+            + png_chunk(b"IDAT", zlib.compress(raw, 9)) + png_chunk(b"IEND", b""))
+
+
+def deflate_zeros(total, byte=b"\0"):
+    """zlib stream of `total` copies of `byte`, made 1 MiB at a time."""
+    compressor = zlib.compressobj(9)
+    block = byte * (1 << 20)
+    out = []
+    left = total
+    while left > 0:
+        n = min(left, len(block))
+        out.append(compressor.compress(block[:n]))
+        left -= n
+    out.append(compressor.flush())
+    return b"".join(out)
+
+
+def png_ztxt(inflated):
+    return png_image(extra=png_chunk(b"zTXt", b"Comment\0\0" + deflate_zeros(inflated, b"A")))
+
+
+def png_iccp(inflated):
+    return png_image(extra=png_chunk(b"iCCP", b"icc\0\0" + deflate_zeros(inflated)))
+
+
+def png_text(count):
+    return png_image(extra=b"".join(png_chunk(b"tEXt", b"Comment\0%d" % i) for i in range(count)))
+
+
+# MARK: - WebP
+
+class BitWriter:
+    """LSB-first bits, as VP8L reads them."""
+
+    def __init__(self):
+        self.bits, self.count = 0, 0
+
+    def put(self, value, width):
+        self.bits |= value << self.count
+        self.count += width
+
+    def bytes(self):
+        return self.bits.to_bytes((self.count + 7) // 8, "little")
+
+
+def vp8l_one_colour(width, height, argb=(255, 200, 30, 60)):
+    """A VP8L bitstream whose five prefix codes each have a single symbol: every pixel takes 0 bits."""
+    w = BitWriter()
+    w.put(0x2F, 8)
+    w.put(width - 1, 14)
+    w.put(height - 1, 14)
+    w.put(1, 1)  # alpha is used
+    w.put(0, 3)  # version
+    w.put(0, 1)  # no transform
+    w.put(0, 1)  # no colour cache
+    w.put(0, 1)  # no meta prefix codes
+    alpha, red, green, blue = argb
+    for symbol in (green, red, blue, alpha):
+        w.put(1, 1)  # simple code
+        w.put(0, 1)  # one symbol
+        w.put(1, 1)  # of 8 bits
+        w.put(symbol, 8)
+    w.put(1, 1); w.put(0, 1); w.put(0, 1); w.put(0, 1)  # distance code: symbol 0, 1 bit
+    return w.bytes()
+
+
+def riff(chunks):
+    body = b"WEBP" + chunks
+    return b"RIFF" + struct.pack("<I", len(body)) + body
+
+
+def riff_chunk(kind, data):
+    return kind + struct.pack("<I", len(data)) + data + (b"\0" if len(data) & 1 else b"")
+
+
+def u24(value):
+    return struct.pack("<I", value)[:3]
+
+
+def webp_lossless(size):
+    return riff(riff_chunk(b"VP8L", vp8l_one_colour(size, size)))
+
+
+def webp_animation(frames, size):
+    vp8x = bytes([0x12, 0, 0, 0]) + u24(size - 1) + u24(size - 1)  # animation + alpha
+    anim = struct.pack("<IH", 0, 0)
+    frame = riff_chunk(b"VP8L", vp8l_one_colour(size, size))
+    anmf = riff_chunk(b"ANMF", u24(0) + u24(0) + u24(size - 1) + u24(size - 1) + u24(100) + b"\0" + frame)
+    return riff(riff_chunk(b"VP8X", vp8x) + riff_chunk(b"ANIM", anim) + anmf * frames)
+
+
+# MARK: - TIFF
+
+def tiff(pages):
+    """A little-endian classic TIFF; `pages` is a list of (entries, strip) where entries maps
+    tag -> (type, [values]) and the strip's offset and byte count are filled in."""
+    sizes = {1: 1, 2: 1, 3: 2, 4: 4, 5: 8}
+    formats = {1: "B", 2: "B", 3: "H", 4: "I"}
+    out = bytearray(b"II*\0\0\0\0\0")
+    link = 4
+    for entries, strip in pages:
+        strip_offset = len(out)
+        out += strip
+        if len(out) & 1:
+            out += b"\0"
+        entries = dict(entries)
+        entries[273] = (4, [strip_offset])
+        entries[279] = (4, [len(strip)])
+        # Out-of-line values first, then the directory.
+        values = {}
+        for tag, (kind, vals) in sorted(entries.items()):
+            data = struct.pack("<%d%s" % (len(vals), formats[kind]), *vals)
+            if len(data) > 4:
+                values[tag] = len(out)
+                out += data + (b"\0" if len(data) & 1 else b"")
+        directory = len(out)
+        struct.pack_into("<I", out, link, directory)
+        out += struct.pack("<H", len(entries))
+        for tag, (kind, vals) in sorted(entries.items()):
+            data = struct.pack("<%d%s" % (len(vals), formats[kind]), *vals)
+            field = struct.pack("<I", values[tag]) if tag in values else data.ljust(4, b"\0")
+            out += struct.pack("<HHI", tag, kind, len(vals)) + field
+        link = len(out)
+        out += b"\0\0\0\0"
+    return bytes(out)
+
+
+def tiff_tags(width, height, bits, samples, photometric, compression=1, extra=(), sample_format=None):
+    tags = {256: (4, [width]), 257: (4, [height]), 258: (3, list(bits)), 259: (3, [compression]),
+            262: (3, [photometric]), 277: (3, [samples]), 278: (4, [height]), 284: (3, [1])}
+    if extra:
+        tags[338] = (3, list(extra))
+    if sample_format:
+        tags[339] = (3, list(sample_format))
+    return tags
+
+
+def tiff_float64_extras():
+    samples = 16
+    strip = deflate_zeros(2000 * 2000 * samples * 8)
+    return tiff([(tiff_tags(2000, 2000, [64] * samples, samples, 2, 8, [0] * 13, [3] * samples), strip)])
+
+
+def tiff_rgba16():
+    strip = deflate_zeros(4400 * 4400 * 8)
+    return tiff([(tiff_tags(4400, 4400, [16] * 4, 4, 2, 8, [2]), strip)])
+
+
+def tiff_ifds(count):
+    page = (tiff_tags(1, 1, [8], 1, 1), b"\x80")
+    return tiff([page] * count)
+
+
+# MARK: - GIF
+
+def gif_frames(count):
+    head = b"GIF89a" + struct.pack("<HHBBB", 1, 1, 0x80, 0, 0) + b"\0\0\0\xff\xff\xff"
+    loop = b"\x21\xff\x0bNETSCAPE2.0\x03\x01\0\0\0"
+    # Graphic control (10 ms), image descriptor, LZW minimum code size 2: clear, index 0, end.
+    frame = b"\x21\xf9\x04\x00\x01\x00\x00\x00" + b"\x2c" + struct.pack("<HHHHB", 0, 0, 1, 1, 0) + b"\x02\x02\x44\x01\x00"
+    return head + loop + frame * count + b"\x3b"
+
+
+# MARK: - JPEG
+
+def jpeg_grey(width=64, height=64):
+    """A baseline 8-bit greyscale JPEG of one grey: every block codes DC difference 0, no AC."""
+    dqt = b"\xff\xdb" + struct.pack(">H", 67) + b"\0" + b"\x01" * 64
+    sof = b"\xff\xc0" + struct.pack(">HBHHB", 11, 8, height, width, 1) + b"\x01\x11\x00"
+    # DC table: one code of length 1 for category 0; AC table: one code of length 1 for EOB.
+    dht = (b"\xff\xc4" + struct.pack(">H", 3 + 16 + 1) + b"\x00" + b"\x01" + b"\0" * 15 + b"\x00"
+           + b"\xff\xc4" + struct.pack(">H", 3 + 16 + 1) + b"\x10" + b"\x01" + b"\0" * 15 + b"\x00")
+    sos = b"\xff\xda" + struct.pack(">HB", 8, 1) + b"\x01\x00" + b"\x00\x3f\x00"
+    blocks = ((width + 7) // 8) * ((height + 7) // 8)
+    bits = "00" * blocks  # DC code 0, then EOB code 0, per block
+    bits += "1" * (-len(bits) % 8)
+    data = bytes(int(bits[i:i + 8], 2) for i in range(0, len(bits), 8)).replace(b"\xff", b"\xff\x00")
+    return b"\xff\xd8" + dqt + sof + dht + sos + data + b"\xff\xd9"
+
+
+def jpeg_app_segments(count, marker=0xEF, payload=b"abcd"):
+    segment = bytes([0xFF, marker]) + struct.pack(">H", 2 + len(payload)) + payload
+    grey = jpeg_grey()
+    return grey[:2] + segment * count + grey[2:]
+
+
+def jpeg_arith_dc_scans(size, scans):
+    """Arithmetic-coded progressive (SOF10) greyscale: `scans` DC-first scans, each with a few
+    bytes of data; the arithmetic decoder reads zeros past them, so each scan visits every block."""
+    sof = b"\xff\xca" + struct.pack(">HBHHB", 11, 8, size, size, 1) + b"\x01\x11\x00"
+    dqt = b"\xff\xdb" + struct.pack(">H", 67) + b"\0" + b"\x01" * 64
+    sos = b"\xff\xda" + struct.pack(">HB", 8, 1) + b"\x01\x00" + b"\x00\x00\x00" + b"\x00" * 8
+    return b"\xff\xd8" + dqt + sof + sos * scans + b"\xff\xd9"
+
+
+# MARK: -
+
+FAMILIES = {
+    "png-ztxt-1g.png": (lambda: png_ztxt(1 << 30), lambda: png_ztxt(64 << 20)),
+    "png-iccp-1g.png": (lambda: png_iccp(1 << 30), lambda: png_iccp(64 << 20)),
+    "png-text-100k.png": (lambda: png_text(100_000), lambda: png_text(3_000)),
+    "webp-lossless-16383.webp": (lambda: webp_lossless(16383), lambda: webp_lossless(16383)),
+    "webp-anim-2000.webp": (lambda: webp_animation(2000, 2500), lambda: webp_animation(1500, 2500)),
+    "tiff-float64-extras.tif": (tiff_float64_extras, None),
+    "tiff-rgba16-strip.tif": (tiff_rgba16, None),
+    "tiff-100k-ifds.tif": (lambda: tiff_ifds(100_000), lambda: tiff_ifds(400)),
+    "gif-10k-frames.gif": (lambda: gif_frames(10_000), lambda: gif_frames(2_500)),
+    "jpeg-app15-600k.jpg": (lambda: jpeg_app_segments(600_000), lambda: jpeg_app_segments(7_000)),
+    "jpeg-arith-dc-1500.jpg": (lambda: jpeg_arith_dc_scans(8800, 1500), lambda: jpeg_arith_dc_scans(8800, 1500)),
+}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("dir")
+    parser.add_argument("--small", action="store_true", help="fuzz-seed versions under 64 KB (families without one are skipped)")
+    parser.add_argument("--only", default="", help="comma-separated file names")
+    args = parser.parse_args()
+    os.makedirs(args.dir, exist_ok=True)
+    only = set(filter(None, args.only.split(",")))
+    for name, (full, small) in FAMILIES.items():
+        if only and name not in only:
+            continue
+        make = small if args.small else full
+        if make is None:
+            continue
+        data = make()
+        if args.small and len(data) > 65536:
+            sys.exit(f"{name}: the small version is {len(data)} bytes")
+        with open(os.path.join(args.dir, name), "wb") as f:
+            f.write(data)
+        print(f"{name}: {len(data)} bytes")
+
+
+if __name__ == "__main__":
+    main()
