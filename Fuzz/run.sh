@@ -9,7 +9,7 @@
 # Needs only the Swift toolchain (its libclang_rt.fuzzer and llvm-symbolizer) and
 # libmagickwand-dev. Works in Fuzz/work (gitignored; FUZZ_WORK overrides): seeds/ is made afresh
 # from the test fixtures, the sample images, Fuzz/seeds (tiny HEIC, AVIF, BMP, WebP made with
-# ImageMagick) and Fuzz/regressions (inputs that once failed: they keep failing the run until the
+# ImageMagick), the small versions of scripts/hostile-fixtures.py's families, and Fuzz/regressions (inputs that once failed: they keep failing the run until the
 # bug is fixed); corpus/ keeps what libFuzzer found
 # across runs; artifacts/ keeps every crash, leak, timeout, OOM and slow unit. Exits non-zero when
 # this run added a crash, leak, timeout or OOM artifact (or the build or libFuzzer failed).
@@ -48,6 +48,9 @@ for file in "$root"/Tests/MagickIOTests/Fixtures/* "$root"/Examples/thumbnail/Sa
     case "$(basename "$file")" in phone-*.heic) continue ;; esac
     [ -f "$file" ] && cp "$file" "$work/seeds/"
 done
+# The hostile families of issue 18 (metadata that inflates, frames and pages by the thousand, scans,
+# layouts), in versions under 64 KB: each must end in a typed error or an image within the limits.
+python3 "$root/scripts/hostile-fixtures.py" --small "$work/seeds" >/dev/null
 
 toolchain_bin="$(dirname "$(readlink -f "$(command -v swift)")")"
 if [ -x "$toolchain_bin/llvm-symbolizer" ]; then

@@ -234,9 +234,9 @@ def jpeg_arith_dc_scans(size, scans):
 FAMILIES = {
     "png-ztxt-1g.png": (lambda: png_ztxt(1 << 30), lambda: png_ztxt(64 << 20)),
     "png-iccp-1g.png": (lambda: png_iccp(1 << 30), lambda: png_iccp(64 << 20)),
-    "png-text-100k.png": (lambda: png_text(100_000), lambda: png_text(3_000)),
+    "png-text-100k.png": (lambda: png_text(100_000), lambda: png_text(2_500)),
     "webp-lossless-16383.webp": (lambda: webp_lossless(16383), lambda: webp_lossless(16383)),
-    "webp-anim-2000.webp": (lambda: webp_animation(2000, 2500), lambda: webp_animation(1500, 2500)),
+    "webp-anim-2000.webp": (lambda: webp_animation(2000, 2500), lambda: webp_animation(1400, 2500)),
     "tiff-float64-extras.tif": (tiff_float64_extras, None),
     "tiff-rgba16-strip.tif": (tiff_rgba16, None),
     "tiff-100k-ifds.tif": (lambda: tiff_ifds(100_000), lambda: tiff_ifds(400)),
