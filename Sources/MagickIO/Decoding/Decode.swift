@@ -98,8 +98,8 @@ extension ImageSource {
             let range = count == 1 ? nil : composites ? 0...index : index...index
             let warnings = format.isHEIF
                 ? try readHEIF(frame: index, into: wand, cacheBytes: cacheBytes)
-                : try wand.read(bytes, format: format, frames: range, ping: false, strictness: decodingOptions.strictness,
-                                cacheBytes: cacheBytes)
+                : try wand.read(framesToShow(through: index), format: format, frames: range, ping: false,
+                                strictness: decodingOptions.strictness, cacheBytes: cacheBytes)
             // ImageMagick returns a stopped JPEG decode as a success with a partial image.
             try interrupt?.check()
             guard wand.imageCount == (range?.count ?? 1) else {
@@ -111,6 +111,13 @@ extension ImageSource {
             wand.monitor(interrupt)  // the image the read made
             return try body(wand, warnings)
         }
+    }
+
+    /// The bytes ImageMagick's coder may see to decode frames 0...`last`: an animated WebP without
+    /// the frames after them (``SourceBytes/webpFrames(through:)``), anything else as it is.
+    private func framesToShow(through last: Int) -> SourceBytes {
+        guard format == .webp, count > 1 else { return bytes }
+        return bytes.webpFrames(through: last) ?? bytes
     }
 
     /// Runs `body` on this thread's wand under `interrupt`, or one made from ``decodingOptions``'

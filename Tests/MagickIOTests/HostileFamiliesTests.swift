@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+@testable import MagickIO
+
+/// Issue 18's table, file by file: each hostile family that scripts/hostile-fixtures.py writes,
+/// opened by the built `imageinfo` and thumbnailed by the built `thumbnail` at default settings, in
+/// children of their own. Properties stay within 64 MiB, a thumbnail within 300 MiB, and the answer
+/// is an image or a typed error, never a crash or a time-out.
+@Suite("Hostile families stay bounded", .serialized,
+       .enabled(if: !runningUnderSanitizer, "a sanitizer's allocator and shadow memory change the peaks"))
+struct HostileFamiliesTests {
+    /// The error kinds a hostile file may end in.
+    static let typedKinds: Set<String> = ["corruptImage", "limitExceeded", "unsupportedFormat"]
+
+    struct Outcome {
+        var json: [String: Any]
+        var peakRSS: Int
+        var status: Int32
+
+        var summary: String { "\(json) (exit \(status), peak \(peakRSS >> 20) MiB)" }
+        var isImage: Bool { json["error"] == nil && (json["width"] != nil || json["pixelWidth"] != nil) }
+        var errorKind: String? { (json["error"] as? [String: Any])?["kind"] as? String }
+    }
+
+    static func run(_ tool: String, _ file: URL) throws -> Outcome {
+        let work = HostileFixtures.folder.appendingPathComponent("run-\(UUID())")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let arguments = tool == "imageinfo"
+            ? [file.path, "--json"]
+            : [file.path, "--json", "--jobs", "1", "--output", work.path]
+        let run = try runChild(try builtProduct(tool), arguments, timeout: .seconds(120))
+        let line = String(decoding: run.stdout, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? "{}"
+        let json = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+        return Outcome(json: json, peakRSS: run.peakRSSBytes, status: run.status)
+    }
+
+    static func check(_ name: String, properties: (Outcome) -> Void = { _ in }, thumbnail: (Outcome) -> Void = { _ in }) throws {
+        let file = try HostileFixtures.url(name)
+        let info = try run("imageinfo", file)
+        #expect(info.peakRSS <= 64 << 20, "imageinfo \(name): \(info.summary)")
+        #expect(info.isImage || typedKinds.contains(info.errorKind ?? "-"), "imageinfo \(name): \(info.summary)")
+        properties(info)
+        let thumb = try run("thumbnail", file)
+        #expect(thumb.peakRSS <= 300 << 20, "thumbnail \(name): \(thumb.summary)")
+        #expect(thumb.isImage || typedKinds.contains(thumb.errorKind ?? "-"), "thumbnail \(name): \(thumb.summary)")
+        thumbnail(thumb)
+    }
+
+    @Test("a PNG whose zTXt inflates to 1 GiB: its properties and a thumbnail, without the comment",
+          .timeLimit(.minutes(5)))
+    func inflatedText() throws {
+        try Self.check("png-ztxt-1g.png", properties: { #expect($0.json["pixelWidth"] as? Int == 64, "\($0.summary)") },
+                       thumbnail: { #expect($0.json["width"] as? Int == 64, "\($0.summary)") })
+    }
+
+    @Test("a PNG whose iCCP profile inflates to 1 GiB: its properties, and a typed answer for the thumbnail",
+          .timeLimit(.minutes(5)))
+    func inflatedProfile() throws {
+        try Self.check("png-iccp-1g.png", properties: { #expect($0.json["pixelWidth"] as? Int == 64, "\($0.summary)") })
+    }
+
+    @Test("a PNG of 100,000 text chunks", .timeLimit(.minutes(5)))
+    func manyTextChunks() throws {
+        try Self.check("png-text-100k.png", thumbnail: { #expect($0.json["width"] as? Int == 64, "\($0.summary)") })
+    }
+
+    @Test("a 16383x16383 WebP of 32 bytes: its size read, never decoded whole to read it", .timeLimit(.minutes(5)))
+    func hugeWebP() throws {
+        try Self.check("webp-lossless-16383.webp", properties: {
+            #expect($0.json["pixelWidth"] as? Int == 16383 && $0.json["pixelHeight"] as? Int == 16383, "\($0.summary)")
+        })
+    }
+
+    @Test("an animated WebP of 2,000 frames of 2500x2500: frames capped, frame 0 thumbnailed alone",
+          .timeLimit(.minutes(5)))
+    func manyWebPFrames() throws {
+        try Self.check("webp-anim-2000.webp", properties: {
+            #expect($0.json["frameCount"] as? Int == DecodingOptions().maxFrameCount, "\($0.summary)")
+        })
+    }
+
+    @Test("a TIFF of 2000x2000 with 13 float64 extra samples in one strip", .timeLimit(.minutes(5)))
+    func wideSamples() throws {
+        try Self.check("tiff-float64-extras.tif")
+    }
+
+    @Test("a 4400x4400 16-bit RGBA TIFF in one strip", .timeLimit(.minutes(5)))
+    func oneBigStrip() throws {
+        try Self.check("tiff-rgba16-strip.tif")
+    }
+
+    @Test("a TIFF of 100,000 pages: pages capped, page 0 thumbnailed", .timeLimit(.minutes(5)))
+    func manyPages() throws {
+        try Self.check("tiff-100k-ifds.tif", properties: {
+            #expect($0.json["frameCount"] as? Int == DecodingOptions().maxFrameCount, "\($0.summary)")
+        }, thumbnail: { #expect($0.isImage, "\($0.summary)") })
+    }
+
+    @Test("a GIF of 10,000 frames: frames counted and capped, frame 0 thumbnailed", .timeLimit(.minutes(5)))
+    func manyGIFFrames() throws {
+        try Self.check("gif-10k-frames.gif", properties: {
+            #expect($0.json["frameCount"] as? Int == DecodingOptions().maxFrameCount, "\($0.summary)")
+        }, thumbnail: { #expect($0.isImage, "\($0.summary)") })
+    }
+
+    @Test("a JPEG after 600,000 APP15 segments: its properties and a thumbnail", .timeLimit(.minutes(5)))
+    func manySegments() throws {
+        try Self.check("jpeg-app15-600k.jpg", properties: { #expect($0.json["pixelWidth"] as? Int == 64, "\($0.summary)") },
+                       thumbnail: { #expect($0.json["width"] as? Int == 64, "\($0.summary)") })
+    }
+
+    @Test("an 8800x8800 arithmetic-coded JPEG of 1,500 DC scans is refused before decoding", .timeLimit(.minutes(5)))
+    func manyScans() throws {
+        try Self.check("jpeg-arith-dc-1500.jpg", thumbnail: { #expect($0.errorKind == "limitExceeded", "\($0.summary)") })
+    }
+}
