@@ -38,7 +38,7 @@ let package = Package(
         .target(
             name: "CCodecs",
             path: "Sources/CCodecs",
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("z")]
         ),
         .target(
             name: "MagickIO",

@@ -4,6 +4,7 @@
 // decodes, and prints the growth of the peak over the resident set just before. One JSON line.
 // `DecodeProbe FILE hold` instead decodes FILE three times, keeping every image, and prints what
 // each decode gave: a width, or the error kind (the pixel cache fills up).
+// `DecodeProbe FILE properties` opens FILE and prints each frame's size, colour space and EXIF count.
 // `DecodeProbe FILE parallel N` makes a 256-pixel thumbnail of FILE, decoded whole into
 // ImageMagick's pixel cache (not streamed), on N threads at once and prints what each gave and
 // the pixel cache in use before and after (all given back).
@@ -35,6 +36,15 @@ if arguments.count > 2, arguments[2] == "hold" {
         }
     }
     print("{\"outcomes\": [\(outcomes.joined(separator: ", "))]}")
+    exit(0)
+}
+if arguments.count > 2, arguments[2] == "properties" {
+    // Opening and every frame's properties only: what `imageinfo` does.
+    let source = try ImageSource(url: URL(fileURLWithPath: arguments[1]))
+    for index in 0..<source.count {
+        let properties = try source.properties(at: index)
+        print("\(properties.pixelWidth)x\(properties.pixelHeight) \(properties.colorSpace) \(properties.exif.count)")
+    }
     exit(0)
 }
 if arguments.count > 3, arguments[2] == "parallel", let threads = Int(arguments[3]) {
@@ -84,6 +94,7 @@ do {
     let source = try ImageSource(url: URL(fileURLWithPath: arguments[1]), options: options)
     let estimate = try thumbnailSize.map { try source.estimatedThumbnailBytes(maxPixelSize: $0) }
         ?? source.estimatedDecodeBytes(at: 0)
+    source.loadDecoder()
     // Writing 5 to clear_refs resets VmHWM to the current resident set.
     try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
     let before = status("VmRSS")

@@ -96,4 +96,12 @@ const uint8_t *mio_png_icc(mio_png *png, size_t *length);
 const char *mio_png_message(const mio_png *png);
 int mio_png_warnings(const mio_png *png);
 
+// ---- zlib ------------------------------------------------------------------------------------
+
+// Inflates the zlib stream `in` into `out`, stopping when `out_capacity` bytes are out: the text of
+// a PNG zTXt/iTXt chunk, read without letting a small chunk claim gigabytes. Returns the bytes
+// written (out_capacity when the stream holds more), or -1 when the stream is not valid zlib
+// before that.
+long mio_inflate_bounded(const uint8_t *in, size_t in_length, uint8_t *out, size_t out_capacity);
+
 #endif

@@ -32,9 +32,12 @@ public struct DecodingOptions: Sendable, Hashable {
     /// ``Image/warnings``.
     public var strictness: Strictness
     /// The most frames, pages or metadata segments a file may declare, as MagickIO's own walker
-    /// counts them (GIF frames, WebP `ANMF` frames, TIFF directories, JPEG APPn and PNG text
-    /// chunks). A file that declares more offers its first `maxFrameCount` frames only; a walk
-    /// that cannot finish counts as over the limit. Default: 1,000.
+    /// counts them (GIF image descriptors, WebP `ANMF` frames, TIFF directories, JPEG APPn and PNG
+    /// text chunks). A file that declares more offers its first `maxFrameCount` frames only
+    /// (``ImageSource/count`` is at most this, as imgproxy's `MAX_ANIMATION_FRAMES`), and the walk
+    /// stops there, so opening costs the same however many frames a file claims; a walk that cannot
+    /// finish (a TIFF chain that loops) counts as over the limit and offers the frames it reached.
+    /// Default: 1,000.
     public var maxFrameCount: Int
     /// The most metadata a file may carry, in bytes once decompressed (PNG `zTXt`/`iTXt`/`iCCP`
     /// and raw profiles, EXIF, XMP, ICC, JPEG APPn and comments), counted by MagickIO's walker
@@ -154,5 +157,15 @@ extension ImageSource {
     @_spi(Calibration)
     public static var pixelCacheInUse: Int {
         MagickCache.inUse
+    }
+
+    /// Loads the format's ImageMagick coder and this thread's wand with a ping of the file, as
+    /// opening a source did before MagickIO read properties itself: so that the probe's measured
+    /// growth is one decode's, not the one-time loading of a coder module. For the probe only.
+    @_spi(Calibration)
+    public func loadDecoder() {
+        _ = try? Wand.withThreadWand { wand throws(MagickIOError) in
+            try wand.read(bytes, format: format, frames: 0...0, ping: true, strictness: .acceptPartial)
+        }
     }
 }

@@ -114,6 +114,18 @@ final class HEIFFile {
         return profile
     }
 
+    /// The primary image's first `Exif` metadata block less its 4-byte header offset, as ImageMagick
+    /// 6's HEIC coder keeps it for its EXIF properties (at most `limit` bytes), or nil.
+    func rawExifBlock(limit: Int) -> [UInt8]? {
+        var id: heif_item_id = 0
+        guard heif.image_handle_get_list_of_metadata_block_IDs(primary, "Exif", &id, 1) > 0 else { return nil }
+        let size = heif.image_handle_get_metadata_size(primary, id)
+        guard size > 8, size <= 1 << 24 else { return nil }
+        var block = [UInt8](repeating: 0, count: size)
+        guard heif.image_handle_get_metadata(primary, id, &block).code == heif_error_Ok else { return nil }
+        return Array(block[4..<min(size, 4 + limit)])
+    }
+
     /// The image's first Exif block as ImageMagick keeps an `exif` profile (as a JPEG's APP1
     /// segment holds it: `Exif\0\0`, then the TIFF structure), or nil. The block starts with the
     /// offset of its TIFF header: 6 from phones (past their own `Exif\0\0`), 0 from some encoders.

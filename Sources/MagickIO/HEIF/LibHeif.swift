@@ -17,6 +17,7 @@ struct LibHeif: @unchecked Sendable {
     let image_handle_get_width: heif_image_handle_get_width_f
     let image_handle_get_height: heif_image_handle_get_height_f
     let image_handle_has_alpha_channel: heif_image_handle_has_alpha_channel_f
+    let image_handle_get_luma_bits_per_pixel: heif_image_handle_get_luma_bits_per_pixel_f
     let image_handle_get_number_of_thumbnails: heif_image_handle_get_number_of_thumbnails_f
     let image_handle_get_list_of_thumbnail_IDs: heif_image_handle_get_list_of_thumbnail_IDs_f
     let image_handle_get_thumbnail: heif_image_handle_get_thumbnail_f
@@ -57,6 +58,7 @@ struct LibHeif: @unchecked Sendable {
             image_handle_get_width = try load("heif_image_handle_get_width")
             image_handle_get_height = try load("heif_image_handle_get_height")
             image_handle_has_alpha_channel = try load("heif_image_handle_has_alpha_channel")
+            image_handle_get_luma_bits_per_pixel = try load("heif_image_handle_get_luma_bits_per_pixel")
             image_handle_get_number_of_thumbnails = try load("heif_image_handle_get_number_of_thumbnails")
             image_handle_get_list_of_thumbnail_IDs = try load("heif_image_handle_get_list_of_thumbnail_IDs")
             image_handle_get_thumbnail = try load("heif_image_handle_get_thumbnail")

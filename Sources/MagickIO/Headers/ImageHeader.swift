@@ -1,6 +1,6 @@
 /// What MagickIO reads from a file's header itself, in Swift, before ImageMagick sees the bytes:
-/// enough to estimate a decode's cost and refuse a decompression bomb, and to open images whose
-/// size ImageMagick's ping would already refuse.
+/// enough to estimate a decode's cost and refuse a decompression bomb. (Every frame's properties
+/// come from ``FrameProperties``.)
 ///
 /// Parsed for JPEG (SOF segment, EXIF orientation), PNG (IHDR), GIF (logical screen), WebP
 /// (VP8/VP8L/VP8X) and HEIC/AVIF (the largest `ispe`); other formats rely on ImageMagick's ping.
@@ -32,12 +32,6 @@ struct ImageHeader: Sendable, Hashable {
     var codedPixels: Int?
     /// Why the structure is unsafe to hand to ImageMagick at all, if it is.
     var corrupt: String?
-
-    /// Whether the stored size is over ImageMagick's process-wide width, height or area limit.
-    var exceedsProcessLimits: Bool {
-        let limits = ResourceLimits.current
-        return width > limits.width || height > limits.height || width.saturatingTimes(height) > limits.area
-    }
 
     /// The header of `bytes`, or nil when it cannot be parsed (ImageMagick's ping then decides,
     /// and the cost model assumes the costliest case for the format).

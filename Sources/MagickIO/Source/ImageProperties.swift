@@ -6,7 +6,11 @@
 /// print(p.orientedWidth, p.orientedHeight)            // 3024 4032
 /// ```
 ///
-/// Stands on `MagickPingImageBlob` and the `MagickGetImage…` getters.
+/// Read by MagickIO's own header walkers, no ImageMagick coder involved, with the values ImageMagick
+/// 6.9.11's ping gives (its colour space names, its depth, its EXIF property names and formatting)
+/// for JPEG, PNG, GIF, WebP, TIFF, BMP, HEIC and AVIF. A format outside these that the user
+/// allowed is read by `MagickPingImageBlob` and the `MagickGetImage…` getters instead, and is
+/// outside the promise that opening costs only the headers.
 public struct ImageProperties: Sendable, Hashable {
     /// The format of the content.
     public var format: ImageFormat
@@ -46,19 +50,5 @@ public struct ImageProperties: Sendable, Hashable {
     /// Height as a viewer shows it, after ``orientation``.
     public var orientedHeight: Int {
         orientation.swapsWidthAndHeight ? pixelWidth : pixelHeight
-    }
-}
-
-extension ImageProperties {
-    /// Properties from MagickIO's own header parse, for an image ImageMagick refuses to ping.
-    init(header: ImageHeader, format: ImageFormat) {
-        self.format = format
-        pixelWidth = header.width
-        pixelHeight = header.height
-        orientation = format.hasOrientationTag ? header.orientation ?? .up : .up
-        hasAlpha = header.hasAlpha
-        colorSpace = header.components < 3 ? "gray" : header.components == 4 && !header.hasAlpha ? "cmyk" : "srgb"
-        bitDepth = header.bitDepth
-        exif = [:]
     }
 }

@@ -21,14 +21,10 @@ public struct ImageSource: Sendable {
     public let format: ImageFormat
     /// The options and limits every decode of this source is checked against before it starts.
     public let decodingOptions: DecodingOptions
-    /// Each frame's header, from one ping at open.
+    /// Each frame's header, from MagickIO's walkers at open (at most `maxFrameCount`).
     var frames: [ImageProperties]
     /// The header as parsed in Swift, when MagickIO parses this format.
     let header: ImageHeader?
-    /// What ImageMagick's coder warned about while reading the headers (a corrupt XMP packet,
-    /// say): the warnings a decode by MagickIO's own JPEG and PNG paths reports, which never see
-    /// the metadata ImageMagick parses.
-    let headerWarnings: [DecoderWarning]
 
     /// Opens the image file at `url`, reading its header only.
     ///
@@ -94,8 +90,11 @@ public struct ImageSource: Sendable {
         try self.init(bytes: .memory(data), options: options)
     }
 
-    /// Sniffs the format, parses the header in Swift where it can, and pings with the sniffed
-    /// coder forced (`MagickSetFormat`, `MagickPingImage`/`MagickPingImageBlob`).
+    /// Sniffs the format, parses the header in Swift, and reads every frame's properties with
+    /// MagickIO's own walkers (``FrameProperties``): no ImageMagick coder runs for the eight formats
+    /// allowed by default. A format outside them that the user allowed (``ImageMagick/allowedDecoders``,
+    /// such as `tga`) has no walker and is pinged by its ImageMagick coder (`MagickPingImageBlob`),
+    /// outside the promise that opening costs only the headers.
     init(bytes: SourceBytes, options: DecodingOptions) throws(MagickIOError) {
         guard bytes.count > 0 else { throw MagickIOError(.emptyData, "the data is empty") }
         let head = Data(bytes.read(at: 0, length: 8192))
@@ -112,28 +111,17 @@ public struct ImageSource: Sendable {
         self.bytes = bytes
         self.format = format
         self.decodingOptions = options
-        var (frames, headerWarnings) = try Self.ping(bytes, format: format, header: header, options: options)
-        if format.orientationFromHeader, let orientation = header?.orientation {
-            // ImageMagick 6 ignores PNG's eXIf and WebP's EXIF chunk; MagickIO reads them itself.
-            for index in frames.indices { frames[index].orientation = orientation }
+        var frames: [ImageProperties]
+        if let walked = try FrameProperties.read(bytes, format: format, header: header, options: options) {
+            frames = walked
+        } else {
+            frames = try Self.ping(bytes, format: format, options: options)
         }
         for index in frames.indices where frames[index].isOffsetOnCanvas {
             // Composited on a transparent canvas it does not cover.
             frames[index].hasAlpha = true
         }
-        if format == .png, header?.orientation == nil, let chunk = header?.rawEXIFChunk,
-           let orientation = PNGRawProfile.orientation(bytes, chunk: chunk) {
-            for index in frames.indices { frames[index].orientation = orientation }
-        }
-        if format == .tiff, let pageAlpha = header?.pageAlpha {
-            // ImageMagick 6's ping leaves a TIFF's alpha unset: the ExtraSamples tag says.
-            for index in frames.indices where index < pageAlpha.count && pageAlpha[index] {
-                frames[index].hasAlpha = true
-            }
-        }
-        if format.isHEIF, HEIFPrimary.hasAlpha(in: bytes, maxPixelCount: options.maxPixelCount) == true {
-            // ImageMagick 6's HEIC coder never reads the alpha image: libheif decodes this one.
-            for index in frames.indices { frames[index].hasAlpha = true }
+        if format.isHEIF, frames.first?.hasAlpha == true {
             header?.hasAlpha = true
         }
         if let empty = frames.firstIndex(where: { $0.pixelWidth <= 0 || $0.pixelHeight <= 0 }) {
@@ -142,46 +130,22 @@ public struct ImageSource: Sendable {
         guard !frames.isEmpty else { throw MagickIOError(.corruptImage, "the image has no frames") }
         self.frames = frames
         self.header = header
-        self.headerWarnings = headerWarnings
     }
 
-    /// One ping for every frame's properties. ImageMagick's ping already refuses an image over the
-    /// width/height limits; for such an image the Swift header gives the size (JPEG pings again at
-    /// a reduced scale for the rest), so that it can still be opened and thumbnailed.
-    private static func ping(_ bytes: SourceBytes, format: ImageFormat, header: ImageHeader?,
-                             options: DecodingOptions) throws(MagickIOError) -> ([ImageProperties], [DecoderWarning]) {
+    /// Every frame's properties from ImageMagick's ping, for a format MagickIO has no walker for.
+    private static func ping(_ bytes: SourceBytes, format: ImageFormat, options: DecodingOptions) throws(MagickIOError) -> [ImageProperties] {
         try Wand.withThreadWand { wand throws(MagickIOError) in
-            let warnings: [DecoderWarning]
-            do throws(MagickIOError) {
-                warnings = try wand.read(bytes, format: format, ping: true, strictness: options.strictness)
-            } catch {
-                // ImageMagick's ping refuses an image over its width/height limits, and its PNG
-                // coder does so without a reason: the Swift header tells the two apart.
-                guard let header, error.kind == .limitExceeded || header.exceedsProcessLimits else { throw error }
-                return try pingOverLimits(bytes, format: format, header: header, strictness: options.strictness)
-            }
-            return (wand.eachImage { ImageProperties(wand: wand, format: format) }, warnings)
+            try wand.read(bytes, format: format, ping: true, strictness: options.strictness)
+            return wand.eachImage { ImageProperties(wand: wand, format: format) }
         }
     }
 
-    /// Properties of an image whose stored size ImageMagick's ping refuses: the size from the
-    /// Swift header; for JPEG the rest from a ping at the smallest DCT scale.
-    private static func pingOverLimits(_ bytes: SourceBytes, format: ImageFormat, header: ImageHeader,
-                                       strictness: Strictness) throws(MagickIOError) -> ([ImageProperties], [DecoderWarning]) {
-        guard format == .jpeg else {
-            return ([ImageProperties(header: header, format: format)], [])
-        }
-        return try Wand.withThreadWand { wand throws(MagickIOError) in
-            wand.setJPEGScaleHint(JPEGScale.Hint(width: 1, height: 1))
-            let warnings = try wand.read(bytes, format: format, ping: true, strictness: strictness)
-            var properties = ImageProperties(wand: wand, format: format)
-            properties.pixelWidth = header.width
-            properties.pixelHeight = header.height
-            return ([properties], warnings)
-        }
-    }
-
-    /// The number of frames (GIF, WebP) or pages (TIFF); 1 for a still image.
+    /// The number of frames (GIF image descriptors, WebP `ANMF` frames) or pages (TIFF directories,
+    /// classic or BigTIFF), as MagickIO's own walker counts them; 1 for a still image.
+    ///
+    /// At most ``DecodingOptions/maxFrameCount``: a file that declares more offers its first
+    /// `maxFrameCount` frames only (as imgproxy's `MAX_ANIMATION_FRAMES`), and a walk that cannot
+    /// finish (a TIFF directory chain that loops) offers the frames it reached before.
     public var count: Int { frames.count }
 
     /// The header of frame `index`, without decoding pixels.

@@ -19,27 +19,27 @@ import Synchronization
 /// let thumb = try incremental.thumbnail(maxPixelSize: 256)  // once `status == .complete`
 /// ```
 ///
-/// After an append, while the header is awaited, MagickIO pings what has arrived
-/// (`MagickPingImageBlob`, through ``ImageSource/init(data:options:)``), but only once a walk of
-/// the format's structure in Swift says the header is in, so that a ping is not wasted on every
-/// chunk:
-/// - JPEG: once the frame header (the SOF segment) is in. libjpeg reports a header only at the
-///   first scan, so MagickIO pings the bytes up to the SOF followed by an empty scan header and an
-///   end marker of its own; the markers ImageMagick reads (EXIF, ICC, JFIF) come before the SOF.
-/// - PNG: once the first `IDAT` chunk has begun (libpng reads every header chunk before it).
-/// - GIF: once the first frame is complete (ImageMagick's GIF ping fails on a frame cut short).
+/// After an append, while the header is awaited, MagickIO opens what has arrived (through
+/// ``ImageSource/init(data:options:)``, whose walkers read the headers without any ImageMagick coder;
+/// a format outside the default eight is pinged), but only once a walk of the format's structure
+/// says the header is in, so that an open is not wasted on every chunk:
+/// - JPEG: once the frame header (the SOF segment) is in: the bytes up to the SOF, followed by an
+///   empty scan header and an end marker of MagickIO's own; the segments the properties come from
+///   (EXIF, JFIF) come before the SOF.
+/// - PNG: once the first `IDAT` chunk has begun (the properties come from the chunks before it).
+/// - GIF: once the first frame is complete (``GIFBlocks`` walks the frames as they arrive).
 /// - TIFF: once the first directory and every value it points to are in (the strips may follow).
 /// - WebP: once the whole `RIFF` chunk is in (ImageMagick 6's coder reads nothing before that).
 /// - Other formats, and data that does not follow its format's structure: each time the data has
-///   grown by a quarter (at least 32 bytes) since the last ping.
+///   grown by a quarter (at least 32 bytes) since the last open.
 ///
 /// From that point ``properties(at:)`` answers what an ``ImageSource`` of the whole file answers.
-/// GIF frames and TIFF pages keep being counted as they arrive (pinged again at most each time
+/// GIF frames and TIFF pages keep being counted as they arrive (opened again at most each time
 /// the data has grown by a quarter): ``count`` is the number of frames known so far.
 ///
-/// Every method may be called from any thread or task. An append runs its ping on the calling
-/// thread while holding the source's lock, so appends take effect in the order they are made and
-/// readers wait for a ping under way; `image(at:)` and the thumbnail decode outside the lock.
+/// Every method may be called from any thread or task. An append opens on the calling thread
+/// while holding the source's lock, so appends take effect in the order they are made and
+/// readers wait for an open under way; `image(at:)` and the thumbnail decode outside the lock.
 public final class IncrementalImageSource: Sendable {
     /// How far an incremental source has got.
     ///
@@ -57,7 +57,7 @@ public final class IncrementalImageSource: Sendable {
         /// ``IncrementalImageSource/properties(at:)`` answers; the pixels are not all there yet.
         case headerComplete
         /// The final chunk has arrived and the whole image opened: everything answers, as an
-        /// ``ImageSource`` would (a truncated file is still `complete` when its header pings, and
+        /// ``ImageSource`` would (a truncated file is still `complete` when its headers read, and
         /// its decode then reports ``MagickIOError/Kind/corruptImage``).
         case complete
         /// No more data can make the image readable; every method throws this error.
@@ -91,8 +91,8 @@ public final class IncrementalImageSource: Sendable {
     /// incremental.append(last, isFinal: true)         // then the whole image is opened
     /// ```
     ///
-    /// While the header is awaited this may ping what has arrived (see the type's discussion,
-    /// `MagickPingImageBlob`); the final append opens the whole image, as
+    /// While the header is awaited this may open what has arrived (see the type's discussion);
+    /// the final append opens the whole image, as
     /// ``ImageSource/init(data:options:)`` does, and moves ``status`` to
     /// ``Status/complete`` or ``Status/failed(_:)``. The status fails before the final append when
     /// no more data can help: content recognised as no format MagickIO may decode
@@ -159,8 +159,7 @@ public final class IncrementalImageSource: Sendable {
     }
 
     /// The header of frame `index`, as soon as it has arrived: the same values an
-    /// ``ImageSource`` of the whole file reports (from `MagickPingImageBlob` and the
-    /// `MagickGetImage…` getters).
+    /// ``ImageSource`` of the whole file reports (from MagickIO's walkers, ``ImageSource/count``).
     ///
     /// ```swift
     /// incremental.append(firstKilobytes)

@@ -11,7 +11,7 @@ struct IncrementalState {
     var frames: [ImageProperties] = []
     var source: ImageSource?
     /// A GIF's blocks walked so far.
-    var gif = GIFWalk()
+    var gif = GIFBlocks()
     /// Whether the format's own header point (``HeaderPoint``) has been pinged already.
     var pingedAtHeaderPoint = false
     /// The byte count from which the next scheduled ping may run.
@@ -64,9 +64,9 @@ struct IncrementalState {
 
     private mutating func headerPoint(_ format: ImageFormat) -> HeaderPoint {
         guard format == .gif else { return HeaderPoint.locate(in: data, format: format) }
-        gif.advance(over: data)
-        if gif.isBroken { return .unknown }
-        return gif.frames > 0 ? .reached(gif.completeFrames(of: data)) : .notYet
+        advanceGIF()
+        if gif.corrupt != nil { return .unknown }
+        return gif.completeFrames > 0 ? .reached(completeGIFFrames()) : .notYet
     }
 
     /// GIF frames as each completes, TIFF pages on the growth schedule; each ping at most when
@@ -75,16 +75,29 @@ struct IncrementalState {
         guard format == .gif || format == .tiff, data.count >= nextPing else { return }
         var bytes = data
         if format == .gif {
-            gif.advance(over: data)
-            if !gif.isBroken {
-                guard gif.frames > frames.count else { return }
-                bytes = gif.completeFrames(of: data)
+            advanceGIF()
+            if gif.corrupt == nil {
+                guard gif.completeFrames > frames.count else { return }
+                bytes = completeGIFFrames()
             }
         }
         scheduleNextPing()
         if let opened = try? ImageSource(data: bytes, options: options), opened.frames.count > frames.count {
             frames = opened.frames
         }
+    }
+
+    /// Walks the GIF's blocks that arrived since the last call (``GIFBlocks`` resumes).
+    private mutating func advanceGIF() {
+        var reader = ByteReader(.memory(data))
+        gif.advance(&reader, maxFrames: .max)
+    }
+
+    /// The complete frames and the trailer: a GIF that opens without complaint.
+    private func completeGIFFrames() -> Data {
+        var image = Data(data.prefix(gif.completeEnd))
+        image.append(0x3B)
+        return image
     }
 
     private mutating func scheduleNextPing() {
@@ -236,71 +249,5 @@ enum HeaderPoint {
         let at = image.startIndex + nextLink
         image.replaceSubrange(at..<at + tiff.offsetSize, with: [UInt8](repeating: 0, count: tiff.offsetSize))
         return .reached(image)
-    }
-}
-
-/// Walks a GIF's blocks as they arrive, resuming where the data ran out: which frames are
-/// complete (ImageMagick's GIF ping fails on a frame cut short).
-struct GIFWalk {
-    /// The next byte to look at.
-    private var offset = 0
-    /// Inside the data sub-blocks of an extension or (``inImage``) an image.
-    private var inSubBlocks = false
-    private var inImage = false
-    /// The trailer or something that is not a GIF block has been reached.
-    private var stopped = false
-    /// The complete frames so far.
-    private(set) var frames = 0
-    /// The offset just past the last complete frame.
-    private(set) var end = 0
-    /// The blocks do not follow GIF's structure.
-    private(set) var isBroken = false
-
-    /// The complete frames and the trailer: a GIF ImageMagick pings without complaint.
-    func completeFrames(of data: Data) -> Data {
-        var image = Data(data.prefix(end))
-        image.append(0x3B)
-        return image
-    }
-
-    mutating func advance(over data: Data) {
-        var bytes = ByteReader(.memory(data))
-        if offset == 0 {
-            // Header and logical screen (13 bytes), then the global colour table.
-            guard let flags = bytes.u8(at: 10) else { return }
-            offset = 13 + Self.colourTableSize(flags)
-        }
-        while !stopped {
-            if inSubBlocks {
-                guard let length = bytes.u8(at: offset) else { return }
-                offset += 1 + Int(length)
-                if length == 0 {
-                    inSubBlocks = false
-                    if inImage {
-                        frames += 1
-                        end = offset
-                    }
-                }
-                continue
-            }
-            guard let introducer = bytes.u8(at: offset) else { return }
-            switch introducer {
-            case 0x21:  // extension: its label, then sub-blocks
-                offset += 2
-            case 0x2C:  // image: descriptor, local colour table, LZW code size, then sub-blocks
-                guard let flags = bytes.u8(at: offset + 9) else { return }
-                offset += 10 + Self.colourTableSize(flags) + 1
-            default:
-                stopped = true
-                isBroken = introducer != 0x3B
-                return
-            }
-            inSubBlocks = true
-            inImage = introducer == 0x2C
-        }
-    }
-
-    private static func colourTableSize(_ flags: UInt8) -> Int {
-        flags & 0x80 != 0 ? 3 << (Int(flags & 7) + 1) : 0
     }
 }

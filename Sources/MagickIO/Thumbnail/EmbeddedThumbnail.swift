@@ -62,18 +62,21 @@ extension ImageSource {
     }
 
     /// Gives an embedded thumbnail, decoded into `wand`, the picture's own metadata (EXIF, XMP,
-    /// IPTC, comments) from a ping, unless `options` strip it all: the thumbnail's own has little.
+    /// IPTC, other APPn segments, the comment), unless `options` strip it all: the thumbnail's own
+    /// has little. Read by MagickIO's walkers (``JPEGMetadata``, libheif's Exif block), no ping; the
+    /// colour profile is the thumbnail's own business (it describes its pixels).
     private func copyMetadata(into wand: Wand, for options: ThumbnailOptions) throws(MagickIOError) {
         guard options.metadata != .stripAll else { return }
-        try Wand.withThreadWand { picture throws(MagickIOError) in
-            try picture.read(bytes, format: format, frames: count == 1 ? nil : 0...0, ping: true)
-            // The colour profile is the thumbnail's own business (it describes its pixels).
-            for name in picture.profileNames() where name != "icc" {
-                if let profile = picture.profile(name) { wand.setProfile(name, profile) }
+        if format == .jpeg {
+            let metadata = JPEGMetadata(bytes, maxSegments: decodingOptions.maxFrameCount, maxBytes: decodingOptions.maxMetadataBytes)
+            for profile in metadata.profiles {
+                wand.setProfile(profile.name, profile.bytes)
             }
-            if let comment = picture.property("comment") {
+            if let comment = metadata.comment {
                 wand.setProperty("comment", comment)
             }
+        } else if format.isHEIF, let exif = HEIFProperties.exifBlock(bytes, maxPixelCount: decodingOptions.maxPixelCount) {
+            wand.setProfile("exif", exif)
         }
     }
 }

@@ -97,8 +97,18 @@ extension ImageSource {
             case .success(let decoder):
                 try wand.describe(format: format, resolution: resolution)
                 return try Self.buildThumbnail(wand, plan.geometry, stored: plan.stored, orientation: orientation,
-                                          options: options, warnings: headerWarnings, decoder: decoder)
+                                          options: options, warnings: try headerWarnings(), decoder: decoder)
             }
+        }
+    }
+
+    /// What ImageMagick's coder warns about in the headers (a corrupt XMP packet, say), which the
+    /// own JPEG and PNG rows never see: read by a ping of the first frame once the own path has
+    /// decoded (opening never pings), so that its thumbnail carries the warnings, and meets the
+    /// strictness, of ImageMagick's path.
+    private func headerWarnings() throws(MagickIOError) -> [DecoderWarning] {
+        try Wand.withThreadWand { wand throws(MagickIOError) in
+            try wand.read(bytes, format: format, frames: 0...0, ping: true, strictness: decodingOptions.strictness)
         }
     }
 

@@ -1,0 +1,35 @@
+/// A HEIC or AVIF primary image's properties through libheif's handle (no image is decoded), as
+/// ImageMagick 6.9.11's HEIC coder sets them in a ping: the handle's size (after `irot`), `ycbcr`,
+/// the luma's bits, upright (its coder sets the orientation to 1), EXIF properties from the Exif block; and
+/// the alpha ImageMagick never reads but libheif decodes (``HEIFPrimary``).
+enum HEIFProperties {
+    static func read(_ bytes: SourceBytes, format: ImageFormat, header: ImageHeader?, maxPixelCount: Int) throws(MagickIOError) -> ImageProperties {
+        guard let file = HEIFFile(bytes, maxPixelCount: maxPixelCount) else {
+            // libheif refuses an item over the pixel limit as it opens the file: the declared size
+            // still opens it, and the decode's limits refuse it.
+            guard let header, header.width > 0, header.height > 0 else {
+                throw MagickIOError(.corruptImage, "libheif cannot open the \(format.rawValue.uppercased()) file")
+            }
+            var properties = ImageProperties(format: format, width: header.width, height: header.height)
+            properties.colorSpace = "ycbcr"
+            return properties
+        }
+        var properties = ImageProperties(format: format, width: file.width, height: file.height)
+        properties.colorSpace = "ycbcr"
+        properties.hasAlpha = file.heif.image_handle_has_alpha_channel(file.primary) != 0
+        let bits = Int(file.heif.image_handle_get_luma_bits_per_pixel(file.primary))
+        properties.bitDepth = bits > 0 ? bits : 8
+        if let block = file.rawExifBlock(limit: EXIFProperties.maximumProfile) {
+            properties.exif = EXIFProperties.dictionary(block)
+            var density = Density()
+            density.apply(exif: properties.exif)
+            properties.resolution = density.resolution
+        }
+        return properties
+    }
+
+    /// The primary image's Exif block as ImageMagick 6's HEIC coder keeps it as the `exif` profile.
+    static func exifBlock(_ bytes: SourceBytes, maxPixelCount: Int) -> [UInt8]? {
+        HEIFFile(bytes, maxPixelCount: maxPixelCount)?.rawExifBlock(limit: EXIFProperties.maximumProfile)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+@testable import MagickIO
+
+/// Opening a file reads every frame's properties with MagickIO's own walkers, never an ImageMagick
+/// ping: the same properties the ping gave, frame counts capped by `maxFrameCount`, and a bounded
+/// cost whatever the file's pixels or metadata claim.
+@Suite("Properties")
+struct PropertiesTests {
+    /// Every committed image fixture and example sample, by path.
+    static let files: [URL] = {
+        let fixtures = Fixture.url("")
+        let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Examples/thumbnail/Samples")
+        let extensions: Set = ["jpg", "png", "gif", "webp", "tif", "heic", "avif", "bmp"]
+        return [fixtures, samples].flatMap { folder in
+            ((try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? [])
+                .filter { extensions.contains($0.pathExtension) }
+        }.sorted { $0.lastPathComponent < $1.lastPathComponent }
+    }()
+
+    static func expectSame(_ name: String, _ data: Data, file: URL? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+        let pinged = Result { try PingedProperties.frames(of: data, file: file) }
+        let walked = Result { try ImageSource(data: data) }
+        switch (walked, pinged) {
+        case (.success(let source), .success(let frames)):
+            #expect(source.count == frames.count, "\(name): frame count", sourceLocation: sourceLocation)
+            for (index, frame) in frames.enumerated() where index < source.count {
+                let own = try? source.properties(at: index)
+                #expect(own == frame, "\(name)[\(index)]:\n own  \(String(describing: own))\n ping \(frame)",
+                        sourceLocation: sourceLocation)
+                #expect(own?.isOffsetOnCanvas == frame.isOffsetOnCanvas, "\(name)[\(index)]: offset", sourceLocation: sourceLocation)
+            }
+        case (.failure(let error), .failure):
+            let kind = (error as? MagickIOError)?.kind
+            #expect(kind == .corruptImage || kind == .emptyData || kind == .unsupportedFormat, "\(name): \(error)", sourceLocation: sourceLocation)
+        default:
+            Issue.record("\(name): walker \(walked), ping \(pinged)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("every fixture's properties are what ImageMagick's ping gave", arguments: files)
+    func fixtureMatchesPing(file: URL) throws {
+        Self.expectSame(file.lastPathComponent, try Data(contentsOf: file), file: file)
+    }
+
+    @Test("PNG, BMP and GIF layouts the fixtures lack read as ImageMagick's ping reads them",
+          arguments: PropertyImages.pngVariants + PropertyImages.bmpVariants + PropertyImages.gifVariants)
+    func variantMatchesPing(name: String, data: Data) {
+        Self.expectSame(name, data)
+    }
+
+    @Test("the EXIF properties are ImageMagick's names and formatting")
+    func exifFormatting() throws {
+        let exif = try Fixture.source("gps.jpg").properties(at: 0).exif
+        #expect(exif["Make"] == "MagickIO")
+        #expect(exif["GPSLatitude"] == "48/1, 51/1, 756/25")
+        #expect(exif["ExifVersion"] == "48, 50, 51, 50")
+        #expect(exif["DateTimeOriginal"] == "2026:11:21 12:00:00")
+    }
+
+    @Test("a GIF of 2,000 frames offers maxFrameCount of them, or all under a higher limit")
+    func gifFramesCapped() throws {
+        let data = PropertyImages.gif(frames: 2_000)
+        #expect(try ImageSource(data: data).count == 1_000)
+        #expect(try ImageSource(data: data, options: DecodingOptions(maxFrameCount: 5_000)).count == 2_000)
+        #expect(try ImageSource(data: data, options: DecodingOptions(maxFrameCount: 7)).count == 7)
+    }
+
+    @Test("a TIFF of 2,000 directories offers maxFrameCount pages, each from its own directory")
+    func tiffPagesCapped() throws {
+        let data = PropertyImages.tiff(pages: 2_000)
+        let source = try ImageSource(data: data)
+        #expect(source.count == 1_000)
+        #expect(try source.properties(at: 999).colorSpace == "gray")
+        #expect(try ImageSource(data: data, options: DecodingOptions(maxFrameCount: 5_000)).count == 2_000)
+        #expect(try Fixture.source("tiff-ifd-loop.tif").count == 2, "a chain that loops offers the pages before the loop")
+        let pages = try Fixture.source("pages.tif")
+        #expect(try pages.properties(at: 1).pixelWidth == 8 && pages.properties(at: 0).pixelWidth == 16)
+    }
+
+    @Test("opening a 16383x16383 WebP or a PNG whose zTXt inflates to 1 GiB reads their properties in 64 MiB",
+          arguments: ["webp", "png"])
+    func hostilePropertiesInLittleMemory(kind: String) throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("properties-\(UUID().uuidString).\(kind)")
+        try (kind == "webp" ? PropertyImages.hugeWebP() : PropertyImages.pngWithHugeText()).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let run = try runChild(try builtProduct("DecodeProbe"), [file.path, "properties"], timeout: .seconds(60))
+        #expect(run.status == 0, "\(run.stderrText)")
+        #expect(run.stdoutText.contains(kind == "webp" ? "16383x16383" : "1x1"), "\(run.stdoutText)")
+        #expect(run.peakRSSBytes <= 64 << 20, "peak RSS \(run.peakRSSBytes >> 20) MiB")
+    }
+}
