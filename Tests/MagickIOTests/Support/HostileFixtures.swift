@@ -16,17 +16,19 @@ enum HostileFixtures {
         var description: String
     }
 
-    /// The family file `name` (scripts/hostile-fixtures.py's file name), generated if missing.
+    /// The family file `name` (scripts/hostile-fixtures.py's file name), generated if missing: into
+    /// a scratch folder, then renamed into place, so an interrupted run leaves no half file.
     static func url(_ name: String) throws -> URL {
-        try LargeImages.cached("hostile-v1/\(name)") { partial in
-            let scratch = folder.appendingPathComponent(".make-\(UUID().uuidString)")
-            defer { try? FileManager.default.removeItem(at: scratch) }
-            let run = try runChild(URL(fileURLWithPath: "/usr/bin/env"), ["python3", script.path, scratch.path, "--only", name],
-                                   timeout: .seconds(300))
-            guard run.status == 0 else {
-                throw GenerationFailed(description: "\(script.path) --only \(name): exit \(run.status), \(String(decoding: run.stderr, as: UTF8.self))")
-            }
-            try FileManager.default.moveItem(at: scratch.appendingPathComponent(name), to: partial)
+        let url = folder.appendingPathComponent(name)
+        if FileManager.default.fileExists(atPath: url.path) { return url }
+        let scratch = folder.appendingPathComponent(".make-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let run = try runChild(URL(fileURLWithPath: "/usr/bin/env"), ["python3", script.path, scratch.path, "--only", name],
+                               timeout: .seconds(300))
+        guard run.status == 0 else {
+            throw GenerationFailed(description: "\(script.path) --only \(name): exit \(run.status), \(run.stderrText)")
         }
+        _ = rename(scratch.appendingPathComponent(name).path, url.path)
+        return url
     }
 }
