@@ -1,0 +1,34 @@
+/// A JPEG's metadata segments, counted for ``MetadataCensus``: every APP0-APP15 and COM segment
+/// from SOI to EOI, those between scans too. ImageMagick 6's JPEG coder saves every APPn but
+/// APP0 and APP14 (`ReadProfile`, `ReadICCProfile`, `ReadIPTCProfile` in coders/jpeg.c) and
+/// appends each to the profile of its name already read (`ConcatenateStringInfo`): a copy of all
+/// before it, so a file of many small segments costs it quadratic time.
+///
+/// A decode that drops metadata keeps only what the pixels need: APP0 `JFIF`, APP14 `Adobe`
+/// (the colour transform of a 3- or 4-component file) and the APP2 `ICC_PROFILE` chain.
+enum JPEGMetadata {
+    /// A real ICC profile chain has at most 255 segments (its sequence numbers are bytes).
+    static let maxICCSegments = 255
+
+    static func census(_ reader: inout ByteReader, headerOnly: Bool) -> MetadataCensus {
+        var census = MetadataCensus()
+        census.isComplete = JPEGSegments.walkAll(&reader, untilScan: headerOnly) { reader, segment in
+            guard (0xE0...0xEF).contains(segment.code) || segment.code == 0xFE else { return }
+            census.add(segment.payload.count)
+            // The segment from its marker: 0xFF, the code, the length.
+            let whole = (segment.payload.lowerBound - 4)..<segment.payload.upperBound
+            let head = reader.bytes(at: segment.payload.lowerBound, min(12, segment.payload.count)) ?? []
+            switch segment.code {
+            case 0xE0 where head.starts(with: Array("JFIF\0".utf8)),
+                 0xEE where head.starts(with: Array("Adobe".utf8)):
+                break
+            case 0xE2 where head == Array("ICC_PROFILE\0".utf8):
+                census.iccBytes = census.iccBytes.saturatingPlus(max(segment.payload.count - 14, 0))
+                census.icc.append(whole)
+            default:
+                census.drop(whole)
+            }
+        }
+        return census
+    }
+}
