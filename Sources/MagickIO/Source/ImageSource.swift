@@ -112,7 +112,10 @@ public struct ImageSource: Sendable {
         self.bytes = bytes
         self.format = format
         self.decodingOptions = options
-        var (frames, headerWarnings) = try Self.ping(bytes, format: format, header: header, options: options)
+        // A ping reads the metadata before the image data: past the limits, it reads the file
+        // without it (its properties then lack it), as a thumbnail would.
+        let pingInput = Self.pingInput(bytes, format: format, options: options)
+        var (frames, headerWarnings) = try Self.ping(pingInput?.bytes ?? bytes, format: format, header: header, options: options)
         if format.orientationFromHeader, let orientation = header?.orientation {
             // ImageMagick 6 ignores PNG's eXIf and WebP's EXIF chunk; MagickIO reads them itself.
             for index in frames.indices { frames[index].orientation = orientation }
@@ -121,7 +124,7 @@ public struct ImageSource: Sendable {
             // Composited on a transparent canvas it does not cover.
             frames[index].hasAlpha = true
         }
-        if format == .png, header?.orientation == nil, let chunk = header?.rawEXIFChunk,
+        if format == .png, pingInput == nil, header?.orientation == nil, let chunk = header?.rawEXIFChunk,
            let orientation = PNGRawProfile.orientation(bytes, chunk: chunk) {
             for index in frames.indices { frames[index].orientation = orientation }
         }

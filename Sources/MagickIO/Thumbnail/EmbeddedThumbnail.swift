@@ -18,7 +18,8 @@ extension ImageSource {
             let stored = embedded.frames[0]
             guard serves(width: stored.orientedWidth, height: stored.orientedHeight) else { return nil }
             let plan = try embedded.thumbnailPlan(request, at: 0, allowUpscale: false)
-            return try embedded.withDecoded(frame: 0, jpegHint: plan.hint, interrupt: interrupt) { wand, warnings throws(MagickIOError) in
+            let input = try embedded.decoderInput(keeping: MetadataUse(options))
+            return try embedded.withDecoded(frame: 0, jpegHint: plan.hint, interrupt: interrupt, input: input) { wand, warnings throws(MagickIOError) in
                 try copyMetadata(into: wand, for: options)
                 return try Self.buildThumbnail(wand, plan.geometry, stored: plan.stored, orientation: stored.orientation, options: options,
                                                      warnings: warnings)
@@ -65,6 +66,7 @@ extension ImageSource {
     /// IPTC, comments) from a ping, unless `options` strip it all: the thumbnail's own has little.
     private func copyMetadata(into wand: Wand, for options: ThumbnailOptions) throws(MagickIOError) {
         guard options.metadata != .stripAll else { return }
+        _ = try decoderInput(keeping: .all)  // the picture's metadata within the limits, or refused
         try Wand.withThreadWand { picture throws(MagickIOError) in
             try picture.read(bytes, format: format, frames: count == 1 ? nil : 0...0, ping: true)
             // The colour profile is the thumbnail's own business (it describes its pixels).

@@ -63,13 +63,16 @@ extension ImageSource {
         //    plain PNG, a HEIC or an AVIF streams its rows from libjpeg-turbo, libpng or libheif
         //    straight into the resampler, and what those decoders leave to it is decoded whole.
         //    One interrupt for both, so that a time limit covers the two together.
+        //    Both read the file without the metadata the thumbnail drops when it carries more than
+        //    the limits allow, and refuse it when the thumbnail keeps it.
         let interrupt = interrupt ?? decodingOptions.timeLimit.map { Interrupt(timeLimit: $0) }
+        let input = try decoderInput(keeping: MetadataUse(options))
         if let stream = streamPlan(plan, at: index, options: options),
-           let image = try streamedThumbnail(plan, stream, orientation: frames[index].orientation, options: options,
-                                             interrupt: interrupt) {
+           let image = try streamedThumbnail(plan, stream, from: input, orientation: frames[index].orientation,
+                                             options: options, interrupt: interrupt) {
             return image
         }
-        return try withDecoded(frame: index, jpegHint: plan.hint, interrupt: interrupt) { wand, warnings throws(MagickIOError) in
+        return try withDecoded(frame: index, jpegHint: plan.hint, interrupt: interrupt, input: input) { wand, warnings throws(MagickIOError) in
             try Self.buildThumbnail(wand, plan.geometry, stored: plan.stored, orientation: frames[index].orientation,
                                options: options, warnings: warnings)
         }
