@@ -19,7 +19,7 @@ struct MetadataLimitsTests {
     }
 
     static func app15Flood() throws -> URL {
-        try MetadataBombs.cached("meta-app15-600k.jpg") { try MetadataBombs.jpeg(after: [MetadataBombs.emptyAPP15(600_000)]) }
+        try MetadataBombs.cached("meta-app15-600k-4b.jpg") { try MetadataBombs.jpeg(after: [MetadataBombs.app15(600_000)]) }
     }
 
     static func hostileFiles() throws -> [(URL, limit: String)] {
@@ -175,5 +175,32 @@ struct MetadataLimitsTests {
         }
         let converted = try adobe.thumbnail(maxPixelSize: 32).pixels(.rgba8).rgba(x: 16, y: 16)
         #expect(converted.r < 8 && abs(Int(converted.g) - 181) < 4, "the profile still applies: \(converted)")
+    }
+
+    @Test("a GIF comment is counted a sub-block at a time, and left out of a thumbnail")
+    func gifComments() throws {
+        let small = try ImageSource(data: MetadataBombs.gif(commentBlocks: 3))
+        #expect(MetadataCensus.take(small.bytes, format: .gif, cap: 16 << 20).segments == 3)
+        #expect(try small.image(at: 0).width == 1)
+        let long = try ImageSource(data: MetadataBombs.gif(commentBlocks: 2000))
+        do {
+            _ = try long.image(at: 0)
+            Issue.record("decoded")
+        } catch let error as MagickIOError {
+            #expect(error.limit?.name == "maxFrameCount", "\(error)")
+        }
+        let thumbnail = try long.thumbnail(maxPixelSize: 8)
+        #expect(thumbnail.width == 1)
+        #expect(try thumbnail.pixels(.rgba8).rgba(x: 0, y: 0).r > 200)
+    }
+
+    @Test("the census of ordinary files finds their EXIF and ICC")
+    func ordinaryCensus() throws {
+        for name in ["adobe-rgb.jpg", "own-icc.png", "gps.jpg", "orient-6.webp", "phone-12mp.heic", "adobe-rgb-item.heic"] {
+            let source = try Fixture.source(name)
+            let census = MetadataCensus.take(source.bytes, format: source.format, cap: 16 << 20)
+            #expect(census.segments >= 1 && census.bytes > 0 && census.isComplete, "\(name): \(census.segments), \(census.bytes)")
+            #expect(census.excess(source.decodingOptions) == nil, "\(name)")
+        }
     }
 }

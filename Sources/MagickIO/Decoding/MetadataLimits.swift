@@ -49,8 +49,8 @@ extension ImageSource {
         }
     }
 
-    /// The input for a ping at open: the file without its metadata when what comes before the
-    /// image data (all a ping reads) is over the limits, else the file itself.
+    /// The input for a ping at open, which reads a PNG's or JPEG's metadata up to the image data:
+    /// the file without it when that part is over the limits, or nil (the file itself).
     static func pingInput(_ bytes: SourceBytes, format: ImageFormat, options: DecodingOptions) -> DecoderInput? {
         guard format == .png || format == .jpeg else { return nil }
         let census = MetadataCensus.take(bytes, format: format, cap: options.maxMetadataBytes, headerOnly: true)

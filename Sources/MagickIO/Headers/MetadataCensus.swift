@@ -21,7 +21,7 @@ struct MetadataCensus: Sendable, Equatable {
     var segments = 0
     /// The embedded ICC profile's bytes, decompressed (counted up to the cap).
     var iccBytes = 0
-    /// The chunks or segments a decode that drops metadata leaves out (PNG and JPEG only), merged
+    /// The chunks or segments a decode that drops metadata leaves out (PNG, JPEG, GIF), merged
     /// where they touch, in file order.
     var droppable: [Range<Int>] = []
     /// The ICC profile's chunk or segments, left out too when the profile alone is over the cap.
@@ -82,7 +82,7 @@ struct MetadataCensus: Sendable, Equatable {
     }
 
     /// The file without ``droppable`` (and without ``icc`` when `withoutICC`), in memory; nil
-    /// when the format's chunks cannot be left out (TIFF, WebP, GIF, HEIF: their metadata is not
+    /// when the format's chunks cannot be left out (TIFF, WebP, HEIF: their metadata is not
     /// compressed, so the file's size bounds what it costs) or nothing is to be dropped.
     func strippedCopy(_ source: SourceBytes, withoutICC: Bool) -> [UInt8]? {
         var ranges = droppable

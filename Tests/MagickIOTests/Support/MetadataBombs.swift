@@ -117,9 +117,21 @@ enum MetadataBombs {
         [0xFF, code, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
     }
 
-    /// `count` empty APP15 segments (four bytes each), as one byte string.
-    static func emptyAPP15(_ count: Int) -> [UInt8] {
-        Array([[UInt8]](repeating: [0xFF, 0xEF, 0x00, 0x02], count: count).joined())
+    /// `count` APP15 segments of four bytes each (eight with the marker), as one byte string.
+    static func app15(_ count: Int) -> [UInt8] {
+        Array([[UInt8]](repeating: [0xFF, 0xEF, 0x00, 0x06, 0, 0, 0, 0], count: count).joined())
+    }
+
+    // MARK: - GIF
+
+    /// A 1x1 GIF (a two-colour table, the pixel red) with a comment of `blocks` full sub-blocks.
+    static func gif(commentBlocks blocks: Int) -> Data {
+        var bytes = Array("GIF89a".utf8) + [1, 0, 1, 0, 0x80, 0, 0] + [255, 0, 0, 0, 0, 0]
+        bytes += [0x21, 0xFE]
+        for _ in 0..<blocks { bytes += [255] + [UInt8](repeating: 0x41, count: 255) }
+        bytes += [0]
+        bytes += [0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x44, 0x01, 0, 0x3B]
+        return Data(bytes)
     }
 
     /// The file at `name` in the tests' cache folder, written from `make` once.
