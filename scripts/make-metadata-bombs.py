@@ -18,17 +18,29 @@ def chunk(kind, data):
     return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
 
 
-def zeros_deflated(count):
-    """zlib's stream of `count` zero bytes at the best compression (about 1000:1)."""
+def zeros_deflated(count, prefix=b""):
+    """zlib's stream of `prefix` then `count` zero bytes at the best compression (about 1000:1)."""
     d = zlib.compressobj(9)
     block = bytes(1 << 20)
-    out = []
+    out = [d.compress(prefix)]
     while count > 0:
         n = min(count, len(block))
         out.append(d.compress(block[:n]))
         count -= n
     out.append(d.flush())
     return b"".join(out)
+
+
+def icc_header(size):
+    """A valid ICC header (an RGB display profile declaring `size` bytes, no tags): libpng checks
+    it, then allocates the declared size whole and inflates into it."""
+    h = bytearray(132)
+    struct.pack_into(">I", h, 0, size)
+    h[8:12] = bytes([2, 0x10, 0, 0])
+    h[12:24] = b"mntrRGB XYZ "
+    h[36:40] = b"acsp"
+    struct.pack_into(">iii", h, 68, 0x0000F6D6, 0x00010000, 0x0000D32D)
+    return bytes(h)
 
 
 def png(extra=(), trailing=()):
@@ -54,7 +66,7 @@ def main(directory):
 
     gig = zeros_deflated(GIB)
     write("ztxt-1g.png", png([chunk(b"zTXt", b"Comment\0\0" + gig)]))
-    write("iccp-1g.png", png([chunk(b"iCCP", b"ICC\0\0" + gig)]))
+    write("iccp-1g.png", png([chunk(b"iCCP", b"ICC\0\0" + zeros_deflated(GIB - 132, icc_header(GIB)))]))
     write("itxt-1g.png", png([chunk(b"iTXt", b"Description\0\1\0\0\0" + gig)]))
     write("ztxt-after-idat-1g.png", png(trailing=[chunk(b"zTXt", b"Comment\0\0" + gig)]))
     mib64 = zeros_deflated(64 << 20)

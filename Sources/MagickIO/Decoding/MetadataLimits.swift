@@ -61,7 +61,7 @@ extension ImageSource {
     private static func stripped(_ bytes: SourceBytes, format: ImageFormat, _ census: MetadataCensus,
                                  withoutICC: Bool) -> DecoderInput {
         guard let copy = census.strippedCopy(bytes, withoutICC: withoutICC) else { return DecoderInput(bytes: bytes) }
-        var input = DecoderInput(bytes: .memory(Data(copy)))
+        var input = DecoderInput(bytes: .memory(copy))
         if withoutICC {
             input.warnings.append(DecoderWarning(
                 "the ICC profile (\(census.iccBytes) bytes in \(census.icc.count) segments) is over the maxMetadataBytes limit: left out, the colours are as stored",

@@ -1,5 +1,5 @@
 /// A JPEG's metadata segments, counted for ``MetadataCensus``: every APP0-APP15 and COM segment
-/// from SOI to EOI, those between scans too. ImageMagick 6's JPEG coder saves every APPn but
+/// from SOI to EOI, those between scans too (COM by its bytes only). ImageMagick 6's JPEG coder saves every APPn but
 /// APP0 and APP14 (`ReadProfile`, `ReadICCProfile`, `ReadIPTCProfile` in coders/jpeg.c) and
 /// appends each to the profile of its name already read (`ConcatenateStringInfo`): a copy of all
 /// before it, so a file of many small segments costs it quadratic time.
@@ -14,7 +14,9 @@ enum JPEGMetadata {
         var census = MetadataCensus()
         census.isComplete = JPEGSegments.walkAll(&reader, untilScan: headerOnly) { reader, segment in
             guard (0xE0...0xEF).contains(segment.code) || segment.code == 0xFE else { return }
-            census.add(segment.payload.count)
+            // ImageMagick keeps the last comment (`SetImageProperty`), so COM segments cost it
+            // their bytes, never a copy of the ones before: only APPn count as segments.
+            census.add(segment.payload.count, isSegment: segment.code != 0xFE)
             // The segment from its marker: 0xFF, the code, the length.
             let whole = (segment.payload.lowerBound - 4)..<segment.payload.upperBound
             let head = reader.bytes(at: segment.payload.lowerBound, min(12, segment.payload.count)) ?? []

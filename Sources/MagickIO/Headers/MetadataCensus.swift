@@ -1,3 +1,5 @@
+import Foundation
+
 /// The metadata a file carries, counted by MagickIO's walkers before any decoder runs: its bytes
 /// once decompressed and its chunks or segments (``DecodingOptions/maxMetadataBytes`` and
 /// ``DecodingOptions/maxFrameCount`` hold them). A decoder that keeps metadata is refused past
@@ -9,7 +11,8 @@
 /// Counted:
 /// - PNG: `tEXt`, `zTXt`, `iTXt` (ImageMagick's "Raw profile type" hex included), `iCCP`,
 ///   `eXIf`; compressed ones through zlib, counting only, and never past the cap.
-/// - JPEG: APP0-APP15 and COM segments anywhere in the file, between scans too, up to EOI.
+/// - JPEG: APP0-APP15 and COM segments anywhere in the file, between scans too, up to EOI (COM
+///   by its bytes only: ImageMagick keeps the last comment, so many cost it no more than that).
 /// - TIFF: the ICC (34675), XMP (700), IPTC (33723), Photoshop (34377) and EXIF directory tags
 ///   of every directory; WebP: `ICCP`, `EXIF`, `XMP ` chunks; GIF: comment and application
 ///   extensions; HEIF: `Exif` and `mime` (XMP) items and `colr` profiles. None of these is
@@ -46,10 +49,11 @@ struct MetadataCensus: Sendable, Equatable {
         }
     }
 
-    /// Counts one chunk or segment of `size` decompressed bytes.
-    mutating func add(_ size: Int) {
+    /// Counts one chunk or segment of `size` decompressed bytes (its bytes only unless
+    /// `isSegment`).
+    mutating func add(_ size: Int, isSegment: Bool = true) {
         bytes = bytes.saturatingPlus(size)
-        segments += 1
+        if isSegment { segments += 1 }
     }
 
     /// Marks `range` as one a stripping decode leaves out.
@@ -84,19 +88,27 @@ struct MetadataCensus: Sendable, Equatable {
     /// The file without ``droppable`` (and without ``icc`` when `withoutICC`), in memory; nil
     /// when the format's chunks cannot be left out (TIFF, WebP, HEIF: their metadata is not
     /// compressed, so the file's size bounds what it costs) or nothing is to be dropped.
-    func strippedCopy(_ source: SourceBytes, withoutICC: Bool) -> [UInt8]? {
+    func strippedCopy(_ source: SourceBytes, withoutICC: Bool) -> Data? {
         var ranges = droppable
         if withoutICC { ranges += icc }
         guard !ranges.isEmpty else { return nil }
         ranges.sort { $0.lowerBound < $1.lowerBound }
-        var copy: [UInt8] = []
+        var copy = Data()
         copy.reserveCapacity(max(0, source.count - ranges.reduce(0) { $0.saturatingPlus($1.count) }))
         var offset = 0
+        func keep(upTo end: Int) {
+            while offset < min(end, source.count) {
+                let piece = source.read(at: offset, length: min(end - offset, 1 << 20))
+                guard !piece.isEmpty else { return }
+                copy.append(contentsOf: piece)
+                offset += piece.count
+            }
+        }
         for range in ranges where range.lowerBound >= offset {
-            copy += source.read(at: offset, length: range.lowerBound - offset)
+            keep(upTo: range.lowerBound)
             offset = range.upperBound
         }
-        copy += source.read(at: offset, length: source.count - offset)
+        keep(upTo: source.count)
         return copy
     }
 }

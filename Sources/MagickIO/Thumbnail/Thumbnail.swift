@@ -65,9 +65,12 @@ extension ImageSource {
         //    One interrupt for both, so that a time limit covers the two together.
         //    Both read the file without the metadata the thumbnail drops when it carries more than
         //    the limits allow, and refuse it when the thumbnail keeps it.
+        //    The cost limits come first: a file they refuse is never walked or copied.
         let interrupt = interrupt ?? decodingOptions.timeLimit.map { Interrupt(timeLimit: $0) }
+        let stream = streamPlan(plan, at: index, options: options)
+        if let stream { try checkLimits(stream) } else { try checkLimits(frame: index, jpegHint: plan.hint) }
         let input = try decoderInput(keeping: MetadataUse(options))
-        if let stream = streamPlan(plan, at: index, options: options),
+        if let stream,
            let image = try streamedThumbnail(plan, stream, from: input, orientation: frames[index].orientation,
                                              options: options, interrupt: interrupt) {
             return image

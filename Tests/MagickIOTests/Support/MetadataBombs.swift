@@ -49,9 +49,16 @@ enum MetadataBombs {
         chunk("iTXt", Array("Description".utf8) + [0, 1, 0] + [0] + [0] + deflatedZeros(size))
     }
 
-    /// `iCCP`: a "profile" that inflates to `size` zero bytes.
+    /// `iCCP`: a profile of `size` bytes, a valid header (an RGB display profile declaring that
+    /// size, no tags) then zeros, which libpng checks and then allocates whole before inflating.
     static func iCCP(inflatingTo size: Int) -> [UInt8] {
-        chunk("iCCP", Array("ICC".utf8) + [0, 0] + deflatedZeros(size))
+        var header = [UInt8](repeating: 0, count: 132)
+        put32be(&header, 0, size)
+        header.replaceSubrange(8..<12, with: [2, 0x10, 0, 0])
+        header.replaceSubrange(12..<24, with: Array("mntrRGB XYZ ".utf8))
+        header.replaceSubrange(36..<40, with: Array("acsp".utf8))
+        header.replaceSubrange(68..<80, with: [0, 0, 0xF6, 0xD6, 0, 1, 0, 0, 0, 0, 0xD3, 0x2D])  // D50
+        return chunk("iCCP", Array("ICC".utf8) + [0, 0] + deflatedZeros(size - header.count, after: header))
     }
 
     /// `tEXt`.
@@ -59,9 +66,9 @@ enum MetadataBombs {
         chunk("tEXt", Array(keyword.utf8) + [0] + Array(text.utf8))
     }
 
-    /// zlib's stream of `count` zero bytes, deflated a MiB at a time at the best compression
+    /// zlib's stream of `prefix` then `count` zero bytes, deflated a MiB at a time at the best compression
     /// (about 1000:1): a gigabyte is a 1 MB stream.
-    static func deflatedZeros(_ count: Int) -> [UInt8] {
+    static func deflatedZeros(_ count: Int, after prefix: [UInt8] = []) -> [UInt8] {
         let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
         defer { stream.deallocate() }
@@ -71,6 +78,19 @@ enum MetadataBombs {
         var output = [UInt8](repeating: 0, count: 1 << 16)
         var result: [UInt8] = []
         var left = count
+        var prefix = prefix
+        prefix.withUnsafeMutableBufferPointer { head in
+            stream.pointee.next_in = head.baseAddress
+            stream.pointee.avail_in = uInt(head.count)
+            repeat {
+                output.withUnsafeMutableBufferPointer { out in
+                    stream.pointee.next_out = out.baseAddress
+                    stream.pointee.avail_out = uInt(out.count)
+                    _ = CTestCodecs.deflate(stream, Z_NO_FLUSH)
+                    result += out[0..<(out.count - Int(stream.pointee.avail_out))]
+                }
+            } while stream.pointee.avail_in > 0
+        }
         zeros.withUnsafeBufferPointer { input in
             repeat {
                 let piece = min(left, input.count)
