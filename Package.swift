@@ -34,7 +34,7 @@ let package = Package(
         // MagickIO's own read paths for JPEG and PNG thumbnails: rows straight from libjpeg-turbo
         // and libpng (the libraries ImageMagick reads these formats with) into the resampler.
         // C only where the libraries' setjmp error handling needs it; headers from
-        // libjpeg62-turbo-dev and libpng-dev.
+        // libjpeg62-turbo-dev and libpng-dev; zlib (zlib1g-dev) counts what metadata inflates to.
         .target(
             name: "CCodecs",
             path: "Sources/CCodecs",

@@ -59,7 +59,7 @@ static void on_read(png_structp png_ptr, png_bytep out, size_t length) {
     png->offset += length;
 }
 
-mio_png *mio_png_create(size_t chunk_limit) {
+mio_png *mio_png_create(size_t chunk_limit, uint32_t max_width, uint32_t max_height) {
     mio_png *png = calloc(1, sizeof *png);
     if (png == NULL) return NULL;
     png->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, png, on_error, on_warning);
@@ -73,7 +73,18 @@ mio_png *mio_png_create(size_t chunk_limit) {
         free(png);
         return NULL;
     }
+    // The caps of its own that libpng holds (ImageMagick's PNG coder raises them to its memory
+    // limit): one chunk's decompressed size (an iCCP), the image's sides, the ancillary chunks it
+    // stores. Text and EXIF chunks, which a thumbnail never uses, are skipped unread (handled as
+    // unknown chunks that are never kept): no zTXt is inflated at all.
     png_set_chunk_malloc_max(png->png, chunk_limit);
+    png_set_user_limits(png->png, max_width, max_height);
+    png_set_chunk_cache_max(png->png, 128);
+    static const png_byte skipped[] = {
+        't', 'E', 'X', 't', '\0', 'z', 'T', 'X', 't', '\0', 'i', 'T', 'X', 't', '\0', 'e', 'X', 'I', 'f', '\0',
+        's', 'P', 'L', 'T', '\0', 't', 'I', 'M', 'E', '\0',
+    };
+    png_set_keep_unknown_chunks(png->png, PNG_HANDLE_CHUNK_NEVER, skipped, (int)(sizeof skipped / 5));
     png_set_read_fn(png->png, png, on_read);
     return png;
 }

@@ -80,7 +80,9 @@ typedef struct {
     size_t row_bytes;             // after the transforms
 } mio_png_info;
 
-mio_png *mio_png_create(size_t chunk_limit);
+// `chunk_limit`: the most one chunk may decompress to; `max_width`, `max_height`: the sides
+// libpng accepts (png_set_user_limits). Text, EXIF, sPLT and tIME chunks are skipped unread.
+mio_png *mio_png_create(size_t chunk_limit, uint32_t max_width, uint32_t max_height);
 void mio_png_destroy(mio_png *png);
 // Reads the signature and every chunk up to the first IDAT, from `data` or, when it is NULL,
 // from `fd` (as mio_jpeg_open). 0 on success.
@@ -103,5 +105,17 @@ int mio_png_warnings(const mio_png *png);
 // written (out_capacity when the stream holds more), or -1 when the stream is not valid zlib
 // before that.
 long mio_inflate_bounded(const uint8_t *in, size_t in_length, uint8_t *out, size_t out_capacity);
+
+// Counts the bytes a zlib stream (PNG's zTXt, iTXt, iCCP) inflates to, without keeping them.
+typedef struct mio_inflate mio_inflate;
+
+// NULL only when out of memory.
+mio_inflate *mio_inflate_create(void);
+void mio_inflate_destroy(mio_inflate *inflater);
+// Feeds the next `length` bytes of the stream. `total` becomes the bytes inflated so far; past
+// `cap` the count stops there (so it may end a little above `cap`). Returns 0 while the stream
+// wants more input, 1 at its end, 2 once past `cap`, -1 when the stream is damaged; once
+// nonzero, later calls only repeat it.
+int mio_inflate_count(mio_inflate *inflater, const uint8_t *data, size_t length, uint64_t cap, uint64_t *total);
 
 #endif

@@ -21,7 +21,8 @@ final class PNGRows: RawRowSource {
     static let chunkLimit = 8_000_000
 
     init(input: UnsafePointer<UInt8>?, descriptor: Int32, size: Int) throws(RowSourceFailure) {
-        guard let decoder = mio_png_create(Self.chunkLimit) else { throw .fallback("libpng could not start") }
+        let process = ResourceLimits.current
+        guard let decoder = mio_png_create(Self.chunkLimit, UInt32(clamping: process.width), UInt32(clamping: process.height)) else { throw .fallback("libpng could not start") }
         self.decoder = decoder
         try check(mio_png_open(decoder, input, descriptor, size, &info))
         let colour = info.color_type

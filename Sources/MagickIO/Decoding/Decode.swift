@@ -62,20 +62,24 @@ extension ImageSource {
         }
     }
 
-    /// Reads frame `index` into this thread's wand, after ``checkLimits``, and runs `body` on it
-    /// with the decoder's warnings (the wand holds that frame only, and is cleared afterwards). The
+    /// Reads frame `index` into this thread's wand, after ``checkLimits`` and the metadata limits
+    /// (``decoderInput(keeping:)``: `input`, or the whole file's metadata kept when it is nil), and
+    /// runs `body` on it with the decoder's warnings (the wand holds that frame only, and is
+    /// cleared afterwards). The
     /// read and whatever `body` does stop at the next row once `interrupt` says so, and then throw.
     ///
     /// The decode waits until its share of ImageMagick's pixel cache fits beside the decodes
     /// under way; one that still finds the pool full while others run is tried once more, alone
     /// (``CacheGate``).
     func withDecoded<T>(frame index: Int, jpegHint: JPEGScale.Hint? = nil, interrupt: Interrupt? = nil,
+                        input: DecoderInput? = nil,
                         _ body: (Wand, [DecoderWarning]) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
         try checkLimits(frame: index, jpegHint: jpegHint)
+        let input = if let input { input } else { try decoderInput(keeping: .all) }
         let cacheBytes = estimate(frame: index, jpegHint: jpegHint).cacheBytes
         let attempt = { () throws(MagickIOError) -> T in
             try DecodeActivity.run { _ throws(MagickIOError) in
-                try self.decode(frame: index, jpegHint: jpegHint, interrupt: interrupt, cacheBytes: cacheBytes, body)
+                try self.decode(frame: index, from: input, jpegHint: jpegHint, interrupt: interrupt, cacheBytes: cacheBytes, body)
             }
         }
         do {
@@ -85,7 +89,7 @@ extension ImageSource {
         }
     }
 
-    private func decode<T>(frame index: Int, jpegHint: JPEGScale.Hint?, interrupt: Interrupt?, cacheBytes: Int,
+    private func decode<T>(frame index: Int, from input: DecoderInput, jpegHint: JPEGScale.Hint?, interrupt: Interrupt?, cacheBytes: Int,
                            _ body: (Wand, [DecoderWarning]) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
         try withInterruptibleWand(interrupt) { wand, interrupt throws(MagickIOError) in
             if let jpegHint, format == .jpeg {
@@ -96,10 +100,10 @@ extension ImageSource {
             // TIFF stand alone.
             let composites = format.isAnimation && (count > 1 || frames[index].isOffsetOnCanvas)
             let range = count == 1 ? nil : composites ? 0...index : index...index
-            let warnings = format.isHEIF
-                ? try readHEIF(frame: index, into: wand, cacheBytes: cacheBytes)
-                : try wand.read(framesToShow(through: index), format: format, frames: range, ping: false,
-                                strictness: decodingOptions.strictness, cacheBytes: cacheBytes)
+            let warnings = try (format.isHEIF
+                ? readHEIF(frame: index, from: input.bytes, into: wand, cacheBytes: cacheBytes)
+                : wand.read(framesToShow(input.bytes, through: index), format: format, frames: range, ping: false,
+                            strictness: decodingOptions.strictness, cacheBytes: cacheBytes)) + input.warnings
             // ImageMagick returns a stopped JPEG decode as a success with a partial image.
             try interrupt?.check()
             guard wand.imageCount == (range?.count ?? 1) else {
@@ -113,9 +117,9 @@ extension ImageSource {
         }
     }
 
-    /// The bytes ImageMagick's coder may see to decode frames 0...`last`: an animated WebP without
+    /// Of `bytes`, what ImageMagick's coder may see to decode frames 0...`last`: an animated WebP without
     /// the frames after them (``SourceBytes/webpFrames(through:)``), anything else as it is.
-    private func framesToShow(through last: Int) -> SourceBytes {
+    private func framesToShow(_ bytes: SourceBytes, through last: Int) -> SourceBytes {
         guard format == .webp, count > 1 else { return bytes }
         return bytes.webpFrames(through: last) ?? bytes
     }

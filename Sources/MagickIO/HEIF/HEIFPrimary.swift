@@ -34,7 +34,7 @@ extension ImageSource {
     /// for a file libheif cannot open from MagickIO's reader, drops the alpha image and the ICC
     /// profile, and takes twice the cache at its peak (it sets the image's colorspace after its
     /// size, and the pixel cache is copied for it), which is more than the guard can promise.
-    func readHEIF(frame index: Int, into wand: Wand, cacheBytes: Int) throws(MagickIOError) -> [DecoderWarning] {
+    func readHEIF(frame index: Int, from bytes: SourceBytes, into wand: Wand, cacheBytes: Int) throws(MagickIOError) -> [DecoderWarning] {
         if try HEIFPrimary.decode(bytes, maxPixelCount: decodingOptions.maxPixelCount, into: wand) {
             return []
         }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Bounds-checked reads of a source's bytes through a small window, so that a walk over many
 /// small structures (JPEG fill bytes, PNG chunk headers) costs one `pread` per 64 KiB, not one per
 /// structure. Every read past the end answers nil: a header walk never traps on hostile lengths.
@@ -57,5 +59,27 @@ struct ByteReader {
     mutating func u32le(at offset: Int) -> Int? {
         guard let bytes = bytes(at: offset, 4) else { return nil }
         return Int(bytes[0]) | Int(bytes[1]) << 8 | Int(bytes[2]) << 16 | Int(bytes[3]) << 24
+    }
+
+    /// The offset of the first `byte` at or after `offset`, or nil when the source ends first: a
+    /// scan over entropy-coded data at `memchr`'s speed, one window at a time.
+    mutating func firstIndex(of byte: UInt8, from offset: Int) -> Int? {
+        var offset = offset
+        while offset >= 0, offset < count {
+            if offset < windowStart || offset >= windowStart + window.count {
+                windowStart = offset
+                window = source.read(at: offset, length: Self.windowSize)
+                guard !window.isEmpty else { return nil }
+            }
+            let start = offset - windowStart
+            let found = window.withUnsafeBufferPointer { buffer -> Int? in
+                guard let base = buffer.baseAddress,
+                      let hit = memchr(base + start, Int32(byte), buffer.count - start) else { return nil }
+                return UnsafeRawPointer(hit) - UnsafeRawPointer(base)
+            }
+            if let found { return windowStart + found }
+            offset = windowStart + window.count
+        }
+        return nil
     }
 }

@@ -1,47 +1,36 @@
-/// The metadata of a JPEG, from its segments before the frame header, named as ImageMagick's JPEG
-/// coder (coders/jpeg.c, 6.9.11) names its profiles: `exif` (APP1 starting with "exif"), `xmp`
-/// (APP1 in Adobe's XMP namespace, without it), `8bim` (APP13 Photoshop resources), `APP<n>` for
-/// every other APP1 to APP15 but ICC's APP2 and APP14, each repeated segment appended to the first;
-/// and the `COM` text. Bounded: at most `maxSegments` segments and `maxBytes` bytes are kept.
-struct JPEGMetadata {
-    /// Profiles by ImageMagick's name, in the order first seen.
-    private(set) var profiles: [(name: String, bytes: [UInt8])] = []
-    private(set) var comment: String?
+/// A JPEG's metadata segments, counted for ``MetadataCensus``: every APP0-APP15 and COM segment
+/// from SOI to EOI, those between scans too (COM by its bytes only). ImageMagick 6's JPEG coder saves every APPn but
+/// APP0 and APP14 (`ReadProfile`, `ReadICCProfile`, `ReadIPTCProfile` in coders/jpeg.c) and
+/// appends each to the profile of its name already read (`ConcatenateStringInfo`): a copy of all
+/// before it, so a file of many small segments costs it quadratic time.
+///
+/// A decode that drops metadata keeps only what the pixels need: APP0 `JFIF`, APP14 `Adobe`
+/// (the colour transform of a 3- or 4-component file) and the APP2 `ICC_PROFILE` chain.
+enum JPEGMetadata {
+    /// A real ICC profile chain has at most 255 segments (its sequence numbers are bytes).
+    static let maxICCSegments = 255
 
-    private static let xmpNamespace = Array("http://ns.adobe.com/xap/1.0/\0".utf8)
-
-    init(_ bytes: SourceBytes, maxSegments: Int, maxBytes: Int) {
-        var reader = ByteReader(bytes)
-        var segments = 0, kept = 0
-        _ = JPEGSegments.frame(in: &reader) { reader, segment in
-            segments += 1
-            guard segments <= maxSegments, kept < maxBytes, segment.payload.count > 0,
-                  segment.code == 0xFE || (0xE1...0xEF).contains(segment.code), segment.code != 0xE2, segment.code != 0xEE,
-                  let payload = reader.bytes(at: segment.payload.lowerBound, min(segment.payload.count, maxBytes - kept)) else { return }
-            kept += payload.count
+    static func census(_ reader: inout ByteReader, headerOnly: Bool) -> MetadataCensus {
+        var census = MetadataCensus()
+        census.isComplete = JPEGSegments.walkAll(&reader, untilScan: headerOnly) { reader, segment in
+            guard (0xE0...0xEF).contains(segment.code) || segment.code == 0xFE else { return }
+            // ImageMagick keeps the last comment (`SetImageProperty`), so COM segments cost it
+            // their bytes, never a copy of the ones before: only APPn count as segments.
+            census.add(segment.payload.count, isSegment: segment.code != 0xFE)
+            // The segment from its marker: 0xFF, the code, the length.
+            let whole = (segment.payload.lowerBound - 4)..<segment.payload.upperBound
+            let head = reader.bytes(at: segment.payload.lowerBound, min(12, segment.payload.count)) ?? []
             switch segment.code {
-            case 0xFE:
-                comment = (comment ?? "") + String(decoding: payload.prefix { $0 != 0 }, as: UTF8.self)
-            case 0xED:
-                // "Photoshop " and a four-byte version, as ImageMagick's ReadIPTCProfile skips them.
-                if payload.count > 25, String(decoding: payload.prefix(10), as: UTF8.self).lowercased() == "photoshop " {
-                    add("8bim", Array(payload.dropFirst(14)))
-                }
-            case 0xE1 where payload.count > 4 && String(decoding: payload.prefix(4), as: UTF8.self).lowercased() == "exif":
-                add("exif", payload)
-            case 0xE1 where payload.count > Self.xmpNamespace.count && payload.starts(with: Self.xmpNamespace):
-                add("xmp", Array(payload.dropFirst(Self.xmpNamespace.count)))
+            case 0xE0 where head.starts(with: Array("JFIF\0".utf8)),
+                 0xEE where head.starts(with: Array("Adobe".utf8)):
+                break
+            case 0xE2 where head == Array("ICC_PROFILE\0".utf8):
+                census.iccBytes = census.iccBytes.saturatingPlus(max(segment.payload.count - 14, 0))
+                census.icc.append(whole)
             default:
-                add("APP\(segment.code - 0xE0)", payload)
+                census.drop(whole)
             }
         }
-    }
-
-    private mutating func add(_ name: String, _ bytes: [UInt8]) {
-        if let index = profiles.firstIndex(where: { $0.name == name }) {
-            if profiles[index].bytes != bytes { profiles[index].bytes += bytes }
-        } else {
-            profiles.append((name, bytes))
-        }
+        return census
     }
 }

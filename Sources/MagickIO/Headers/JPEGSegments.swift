@@ -93,6 +93,40 @@ enum JPEGSegments {
         }
     }
 
+    /// Walks every marker segment from SOI to EOI, handing each to `visit` (the frame header and
+    /// each scan header included), across the entropy-coded data of every scan: there a 0xFF
+    /// followed by 0x00 (a stuffed byte) or an RSTn is data, as in libjpeg's `next_marker`, so
+    /// segments between scans and after the last one are seen too. `untilScan` stops after the
+    /// first scan header (what libjpeg's `jpeg_read_header`, and so a ping, reads). Bounded by
+    /// the source's bytes; true when it reached EOI (or, `untilScan`, the first scan).
+    static func walkAll(_ reader: inout ByteReader, untilScan: Bool = false,
+                        visit: (inout ByteReader, Segment) -> Void) -> Bool {
+        guard reader.u8(at: 0) == 0xFF, reader.u8(at: 1) == 0xD8 else { return false }
+        var offset = 2
+        while true {
+            guard let marker = reader.firstIndex(of: 0xFF, from: offset) else { return false }
+            offset = marker + 1
+            var code: UInt8 = 0xFF
+            while code == 0xFF {
+                guard let byte = reader.u8(at: offset) else { return false }
+                offset += 1
+                code = byte
+            }
+            switch code {
+            case 0x00, 0xD0...0xD7, 0x01, 0xD8:
+                continue  // stuffing, a restart marker, TEM, a stray SOI: no length
+            case 0xD9:
+                return true
+            default:
+                break
+            }
+            guard let length = reader.u16be(at: offset), length >= 2 else { return false }
+            visit(&reader, Segment(code: code, payload: (offset + 2)..<(offset + length)))
+            if untilScan, code == 0xDA { return true }
+            offset += length
+        }
+    }
+
     private static func frameHeader(code: UInt8, marker: Int, payload: Range<Int>, reader: inout ByteReader) -> Result<Frame, Failure> {
         guard payload.count >= 6, let head = reader.bytes(at: payload.lowerBound, 6) else { return .failure(.truncated) }
         let components = Int(head[5])

@@ -18,7 +18,8 @@ extension ImageSource {
             let stored = embedded.frames[0]
             guard serves(width: stored.orientedWidth, height: stored.orientedHeight) else { return nil }
             let plan = try embedded.thumbnailPlan(request, at: 0, allowUpscale: false)
-            return try embedded.withDecoded(frame: 0, jpegHint: plan.hint, interrupt: interrupt) { wand, warnings throws(MagickIOError) in
+            let input = try embedded.decoderInput(keeping: MetadataUse(options))
+            return try embedded.withDecoded(frame: 0, jpegHint: plan.hint, interrupt: interrupt, input: input) { wand, warnings throws(MagickIOError) in
                 try copyMetadata(into: wand, for: options)
                 return try Self.buildThumbnail(wand, plan.geometry, stored: plan.stored, orientation: stored.orientation, options: options,
                                                      warnings: warnings)
@@ -63,12 +64,13 @@ extension ImageSource {
 
     /// Gives an embedded thumbnail, decoded into `wand`, the picture's own metadata (EXIF, XMP,
     /// IPTC, other APPn segments, the comment), unless `options` strip it all: the thumbnail's own
-    /// has little. Read by MagickIO's walkers (``JPEGMetadata``, libheif's Exif block), no ping; the
+    /// has little. Read by MagickIO's walkers (``JPEGProfiles``, libheif's Exif block), no ping; the
     /// colour profile is the thumbnail's own business (it describes its pixels).
     private func copyMetadata(into wand: Wand, for options: ThumbnailOptions) throws(MagickIOError) {
         guard options.metadata != .stripAll else { return }
+        _ = try decoderInput(keeping: .all)  // the picture's metadata within the limits, or refused
         if format == .jpeg {
-            let metadata = JPEGMetadata(bytes, maxSegments: decodingOptions.maxFrameCount, maxBytes: decodingOptions.maxMetadataBytes)
+            let metadata = JPEGProfiles(bytes, maxSegments: decodingOptions.maxFrameCount, maxBytes: decodingOptions.maxMetadataBytes)
             for profile in metadata.profiles {
                 wand.setProfile(profile.name, profile.bytes)
             }

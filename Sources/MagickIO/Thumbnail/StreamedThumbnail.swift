@@ -56,23 +56,23 @@ extension ImageSource {
     /// The thumbnail through the own path, or nil when the decoder hands the file to ImageMagick
     /// (``RowSourceFailure/fallback(_:)``). Throws when the limits refuse it, or when it was
     /// cancelled or ran past its time limit.
-    func streamedThumbnail(_ plan: ThumbnailPlan, _ stream: StreamPlan, orientation: Orientation,
+    func streamedThumbnail(_ plan: ThumbnailPlan, _ stream: StreamPlan, from input: DecoderInput, orientation: Orientation,
                            options: ThumbnailOptions, interrupt: Interrupt?) throws(MagickIOError) -> Image? {
         try checkLimits(stream)
         let format = format
         let resolution = frames[0].resolution
         return try withInterruptibleWand(interrupt) { wand, interrupt throws(MagickIOError) -> Image? in
-            let decoded: Result<Image.Decoder, RowSourceFailure> = bytes.withDecoderInput { input, descriptor, size in
+            let decoded: Result<Image.Decoder, RowSourceFailure> = input.bytes.withDecoderInput { data, descriptor, size in
                 Result { () throws(RowSourceFailure) -> Image.Decoder in
                     try DecodeActivity.run { idleCore throws(RowSourceFailure) in
                         let decoder: RawRowSource = switch format {
                         case .jpeg:
-                            try JPEGRows(input: input, descriptor: descriptor, size: size, scale: stream.scale,
+                            try JPEGRows(input: data, descriptor: descriptor, size: size, scale: stream.scale,
                                          memoryLimit: decodingOptions.memoryBudget, interrupt: interrupt)
                         case .png:
-                            try PNGRows(input: input, descriptor: descriptor, size: size)
+                            try PNGRows(input: data, descriptor: descriptor, size: size)
                         default:
-                            try HEIFRows(bytes, maxPixelCount: decodingOptions.maxPixelCount)
+                            try HEIFRows(input.bytes, maxPixelCount: decodingOptions.maxPixelCount)
                         }
                         // A big image on an otherwise idle machine: decode on a second core (libheif
                         // has decoded a HEIF whole already: nothing is left to overlap).
@@ -97,18 +97,19 @@ extension ImageSource {
             case .success(let decoder):
                 try wand.describe(format: format, resolution: resolution)
                 return try Self.buildThumbnail(wand, plan.geometry, stored: plan.stored, orientation: orientation,
-                                          options: options, warnings: try headerWarnings(), decoder: decoder)
+                                          options: options, warnings: try headerWarnings(of: input.bytes) + input.warnings,
+                                          decoder: decoder)
             }
         }
     }
 
     /// What ImageMagick's coder warns about in the headers (a corrupt XMP packet, say), which the
-    /// own JPEG and PNG rows never see: read by a ping of the first frame once the own path has
-    /// decoded (opening never pings), so that its thumbnail carries the warnings, and meets the
-    /// strictness, of ImageMagick's path.
-    private func headerWarnings() throws(MagickIOError) -> [DecoderWarning] {
+    /// own JPEG and PNG rows never see: read by a ping of the first frame of `input` (the bytes the
+    /// metadata limits approved) once the own path has decoded (opening never pings), so that its
+    /// thumbnail carries the warnings, and meets the strictness, of ImageMagick's path.
+    private func headerWarnings(of input: SourceBytes) throws(MagickIOError) -> [DecoderWarning] {
         try Wand.withThreadWand { wand throws(MagickIOError) in
-            try wand.read(bytes, format: format, frames: 0...0, ping: true, strictness: decodingOptions.strictness)
+            try wand.read(input, format: format, frames: 0...0, ping: true, strictness: decodingOptions.strictness)
         }
     }
 

@@ -63,13 +63,19 @@ extension ImageSource {
         //    plain PNG, a HEIC or an AVIF streams its rows from libjpeg-turbo, libpng or libheif
         //    straight into the resampler, and what those decoders leave to it is decoded whole.
         //    One interrupt for both, so that a time limit covers the two together.
+        //    Both read the file without the metadata the thumbnail drops when it carries more than
+        //    the limits allow, and refuse it when the thumbnail keeps it.
+        //    The cost limits come first: a file they refuse is never walked or copied.
         let interrupt = interrupt ?? decodingOptions.timeLimit.map { Interrupt(timeLimit: $0) }
-        if let stream = streamPlan(plan, at: index, options: options),
-           let image = try streamedThumbnail(plan, stream, orientation: frames[index].orientation, options: options,
-                                             interrupt: interrupt) {
+        let stream = streamPlan(plan, at: index, options: options)
+        if let stream { try checkLimits(stream) } else { try checkLimits(frame: index, jpegHint: plan.hint) }
+        let input = try decoderInput(keeping: MetadataUse(options))
+        if let stream,
+           let image = try streamedThumbnail(plan, stream, from: input, orientation: frames[index].orientation,
+                                             options: options, interrupt: interrupt) {
             return image
         }
-        return try withDecoded(frame: index, jpegHint: plan.hint, interrupt: interrupt) { wand, warnings throws(MagickIOError) in
+        return try withDecoded(frame: index, jpegHint: plan.hint, interrupt: interrupt, input: input) { wand, warnings throws(MagickIOError) in
             try Self.buildThumbnail(wand, plan.geometry, stored: plan.stored, orientation: frames[index].orientation,
                                options: options, warnings: warnings)
         }

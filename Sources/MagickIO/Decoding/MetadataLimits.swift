@@ -1,0 +1,63 @@
+import Foundation
+
+// The metadata limits (``DecodingOptions/maxMetadataBytes``, and ``DecodingOptions/maxFrameCount``
+// for its chunks and segments), held before any decoder runs: a decode that keeps metadata is
+// refused past them, one that drops it reads a copy of the file without what it does not need.
+
+/// What a decoder reads: the source's bytes, or the copy the metadata limits left it, with what
+/// leaving things out means for the picture.
+struct DecoderInput: Sendable {
+    var bytes: SourceBytes
+    var warnings: [DecoderWarning] = []
+}
+
+/// Which of a file's metadata a decode keeps.
+enum MetadataUse: Sendable, Hashable {
+    /// All of it (``ImageSource/image(at:)``, a thumbnail that keeps metadata).
+    case all
+    /// Only what the pixels need; `profile` when the ICC profile must stay (a thumbnail that keeps
+    /// its colour profile).
+    case pixelsOnly(profile: Bool)
+
+    init(_ options: ThumbnailOptions) {
+        self = options.metadata == .stripAll ? .pixelsOnly(profile: options.colorProfile == .keep) : .all
+    }
+}
+
+extension ImageSource {
+    /// The bytes a decode that keeps `use` reads, after MagickIO's census of the file's metadata
+    /// (``MetadataCensus``): the source's own when it is within ``decodingOptions``' limits (no
+    /// copy); otherwise, when the decode keeps metadata, a ``MagickIOError/Kind/limitExceeded``
+    /// naming `maxMetadataBytes` or `maxFrameCount`, and when it does not, a copy in memory
+    /// without the chunks and segments the pixels do not need (and without an ICC profile over
+    /// the cap: the colours then stay as stored, which a warning says).
+    ///
+    /// TIFF, WebP and HEIF files go through as they are when only pixels are kept: their metadata
+    /// is not compressed, so what a decoder spends on it is bounded by the file's size.
+    func decoderInput(keeping use: MetadataUse) throws(MagickIOError) -> DecoderInput {
+        let census = MetadataCensus.take(bytes, format: format, cap: decodingOptions.maxMetadataBytes)
+        guard let excess = census.excess(decodingOptions) else { return DecoderInput(bytes: bytes) }
+        let withoutICC = census.dropsICC(decodingOptions)
+        switch use {
+        case .all:
+            throw excess
+        case .pixelsOnly(profile: true) where withoutICC:
+            throw MagickIOError.limit("maxMetadataBytes", requested: census.iccBytes, limit: decodingOptions.maxMetadataBytes,
+                                      "the colour profile to keep is \(census.iccBytes) bytes in \(census.icc.count) segments")
+        case .pixelsOnly:
+            return Self.stripped(bytes, format: format, census, withoutICC: withoutICC)
+        }
+    }
+
+    private static func stripped(_ bytes: SourceBytes, format: ImageFormat, _ census: MetadataCensus,
+                                 withoutICC: Bool) -> DecoderInput {
+        guard let copy = census.strippedCopy(bytes, withoutICC: withoutICC) else { return DecoderInput(bytes: bytes) }
+        var input = DecoderInput(bytes: .memory(copy))
+        if withoutICC {
+            input.warnings.append(DecoderWarning(
+                "the ICC profile (\(census.iccBytes) bytes in \(census.icc.count) segments) is over the maxMetadataBytes limit: left out, the colours are as stored",
+                format: format))
+        }
+        return input
+    }
+}
