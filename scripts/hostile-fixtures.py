@@ -11,6 +11,9 @@ The families, by file name:
   png-ztxt-1g.png        64x64 PNG whose zTXt comment inflates to 1 GiB
   png-iccp-1g.png        64x64 PNG whose iCCP profile inflates to 1 GiB
   png-text-100k.png      64x64 PNG with 100,000 tEXt chunks
+  png-itxt-1g.png, png-ztxt-after-idat-1g.png, png-ztxt-64x64m.png, png-raw-profile-1g.png
+                         the same gigabyte as compressed iTXt, after IDAT, in 64 comments of 64 MiB,
+                         and as ImageMagick's hex "Raw profile type exif"
   webp-lossless-16383.webp  16383x16383 VP8L of one colour (a few dozen bytes: every pixel codes in 0 bits)
   webp-anim-2000.webp    2,000 ANMF frames of 2500x2500, each a one-colour VP8L
   tiff-float64-extras.tif   2000x2000 RGB + 13 float64 extra samples, one deflate strip
@@ -18,6 +21,8 @@ The families, by file name:
   tiff-100k-ifds.tif     100,000 IFDs of 1x1
   gif-10k-frames.gif     10,000 frames of 1x1
   jpeg-app15-600k.jpg    64x64 JPEG after 600,000 APP15 segments of 4 data bytes
+  jpeg-app15-after-scan-600k.jpg, jpeg-com-600k.jpg, jpeg-xmp-extended-300.jpg
+                         the segments after the scan, as comments, and 300 extended-XMP APP1 of 65 KB
   jpeg-arith-dc-1500.jpg 8800x8800 arithmetic-coded progressive JPEG of 1,500 DC scans
 """
 import argparse, os, struct, sys, zlib
@@ -75,6 +80,34 @@ def png_iccp(inflated):
         data += compressor.compress(block[:min(left, len(block))])
         left -= len(block)
     return png_image(extra=png_chunk(b"iCCP", b"icc\0\0" + data + compressor.flush()))
+
+
+def png_itxt(inflated):
+    return png_image(extra=png_chunk(b"iTXt", b"Description\0\1\0\0\0" + deflate_zeros(inflated, b"A")))
+
+
+def png_ztxt_after_idat(inflated):
+    """The comment after the image data, where a reader that stops at IDAT never looks."""
+    image = png_image()
+    return image[:-12] + png_chunk(b"zTXt", b"Comment\0\0" + deflate_zeros(inflated, b"A")) + image[-12:]
+
+
+def png_ztxt_many(count, inflated):
+    """`count` comments of `inflated` bytes each: no one chunk is big, together they are."""
+    stream = deflate_zeros(inflated, b"A")
+    return png_image(extra=b"".join(png_chunk(b"zTXt", b"Comment%d\0\0" % i + stream) for i in range(count)))
+
+
+def png_raw_profile(inflated):
+    """ImageMagick's "Raw profile type exif" text chunk, whose hex text ImageMagick decodes to a profile."""
+    compressor = zlib.compressobj(9)
+    data = compressor.compress(b"\nexif\n%d\n" % (inflated // 2))
+    left = inflated
+    block = b"0" * (1 << 20)
+    while left > 0:
+        data += compressor.compress(block[:min(left, len(block))])
+        left -= len(block)
+    return png_image(extra=png_chunk(b"zTXt", b"Raw profile type exif\0\0" + data + compressor.flush()))
 
 
 def png_text(count):
@@ -238,6 +271,17 @@ def jpeg_app_segments(count, marker=0xEF, payload=b"abcd"):
     return grey[:2] + segment * count + grey[2:]
 
 
+def jpeg_segments_after_scan(count, marker=0xEF, payload=b"abcd"):
+    segment = bytes([0xFF, marker]) + struct.pack(">H", 2 + len(payload)) + payload
+    grey = jpeg_grey()
+    return grey[:-2] + segment * count + grey[-2:]
+
+
+def jpeg_xmp_extended(count):
+    """`count` extended-XMP APP1 segments of 65,000 bytes each (the most a segment holds)."""
+    return jpeg_app_segments(count, 0xE1, b"http://ns.adobe.com/xmp/extension/\0" + b" " * 65_000)
+
+
 def jpeg_arith_dc_scans(size, scans):
     """Arithmetic-coded progressive (SOF10) greyscale: `scans` DC-first scans, each with a few
     bytes of data; the arithmetic decoder reads zeros past them, so each scan visits every block."""
@@ -253,6 +297,10 @@ FAMILIES = {
     "png-ztxt-1g.png": (lambda: png_ztxt(1 << 30), lambda: png_ztxt(64 << 20)),
     "png-iccp-1g.png": (lambda: png_iccp(1 << 30), lambda: png_iccp(64 << 20)),
     "png-text-100k.png": (lambda: png_text(100_000), lambda: png_text(2_500)),
+    "png-itxt-1g.png": (lambda: png_itxt(1 << 30), lambda: png_itxt(64 << 20)),
+    "png-ztxt-after-idat-1g.png": (lambda: png_ztxt_after_idat(1 << 30), lambda: png_ztxt_after_idat(64 << 20)),
+    "png-ztxt-64x64m.png": (lambda: png_ztxt_many(64, 64 << 20), None),
+    "png-raw-profile-1g.png": (lambda: png_raw_profile(1 << 30), lambda: png_raw_profile(64 << 20)),
     "webp-lossless-16383.webp": (lambda: webp_lossless(16383), lambda: webp_lossless(16383)),
     "webp-anim-2000.webp": (lambda: webp_animation(2000, 2500), lambda: webp_animation(1400, 2500)),
     "tiff-float64-extras.tif": (tiff_float64_extras, None),
@@ -260,6 +308,9 @@ FAMILIES = {
     "tiff-100k-ifds.tif": (lambda: tiff_ifds(100_000), lambda: tiff_ifds(400)),
     "gif-10k-frames.gif": (lambda: gif_frames(10_000), lambda: gif_frames(2_500)),
     "jpeg-app15-600k.jpg": (lambda: jpeg_app_segments(600_000), lambda: jpeg_app_segments(7_000)),
+    "jpeg-app15-after-scan-600k.jpg": (lambda: jpeg_segments_after_scan(600_000), lambda: jpeg_segments_after_scan(7_000)),
+    "jpeg-com-600k.jpg": (lambda: jpeg_app_segments(600_000, 0xFE, b"A"), lambda: jpeg_app_segments(10_000, 0xFE, b"A")),
+    "jpeg-xmp-extended-300.jpg": (lambda: jpeg_xmp_extended(300), None),
     "jpeg-arith-dc-1500.jpg": (lambda: jpeg_arith_dc_scans(8800, 1500), lambda: jpeg_arith_dc_scans(8800, 1500)),
 }
 
