@@ -35,9 +35,11 @@ enum HeapBudget {
     static func run<T>(share: Int, coder: ImageFormat, _ body: () throws(MagickIOError) -> T) throws(MagickIOError) -> T {
         let (result, outcome) = measure(share: share, body)
         if let refused = outcome.refused {
+            // In use may be below zero: memory acquired before the read and freed during it.
+            let inUse = max(refused.inUse, 0)
             throw MagickIOError.limit(
-                "memoryBudget", requested: refused.inUse.saturatingPlus(refused.bytes), limit: share,
-                "ImageMagick's \(coder.magickName) coder asked for \(refused.bytes) bytes past the decode's share of \(share) bytes of its heap (\(max(refused.inUse, 0)) in use)")
+                "memoryBudget", requested: inUse.saturatingPlus(refused.bytes), limit: share,
+                "ImageMagick's \(coder.magickName) coder asked for \(refused.bytes) bytes past the decode's share of \(share) bytes of its heap (\(inUse) in use)")
         }
         return try result.get()
     }
