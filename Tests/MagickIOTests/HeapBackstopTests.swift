@@ -67,6 +67,24 @@ struct HeapBackstopTests {
         }
     }
 
+    @Test("with no share at all, every fixture decodes or fails as memoryBudget, and the process lives on")
+    func noShareNeverFatal() throws {
+        // ImageMagick's fatal paths (_exit) would end this test process: none may see a refusal.
+        let folder = Fixture.url("")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+            .filter { !$0.hasPrefix("phone-") && !$0.hasSuffix(".sh") && !$0.hasSuffix(".py") && !$0.hasSuffix(".json") }
+        var refused = 0
+        for name in names {
+            guard let source = try? ImageSource(url: Fixture.url(name), options: Self.options(share: 0)) else { continue }
+            do {
+                _ = try source.image(at: 0)
+            } catch let error as MagickIOError where error.limit?.name == "memoryBudget" {
+                refused += 1
+            } catch {}
+        }
+        #expect(refused >= 10, "\(refused) of \(names.count) fixtures refused")
+    }
+
     @Test("budgets are per thread: starved and normal decodes at once each get their own outcome")
     func perThread() throws {
         let outcomes = Outcomes()
