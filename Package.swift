@@ -40,9 +40,15 @@ let package = Package(
             path: "Sources/CCodecs",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("z")]
         ),
+        // The counting allocator under ImageMagick's heap (SetMagickMemoryMethods), which holds
+        // each decode to its share: C because it runs on every ImageMagick allocation. libc only.
+        .target(
+            name: "CMagickMemory",
+            path: "Sources/CMagickMemory"
+        ),
         .target(
             name: "MagickIO",
-            dependencies: ["CMagickWand", "CHeif", "CCodecs"]
+            dependencies: ["CMagickWand", "CHeif", "CCodecs", "CMagickMemory"]
         ),
         .target(
             name: "ExampleSupport",

@@ -100,10 +100,11 @@ extension ImageSource {
             // TIFF stand alone.
             let composites = format.isAnimation && (count > 1 || frames[index].isOffsetOnCanvas)
             let range = count == 1 ? nil : composites ? 0...index : index...index
+            let heapShare = heapShare(cacheBytes: cacheBytes)
             let warnings = try (format.isHEIF
-                ? readHEIF(frame: index, from: input.bytes, into: wand, cacheBytes: cacheBytes)
+                ? readHEIF(frame: index, from: input.bytes, into: wand, cacheBytes: cacheBytes, heapShare: heapShare)
                 : wand.read(framesToShow(input.bytes, through: index), format: format, frames: range, ping: false,
-                            strictness: decodingOptions.strictness, cacheBytes: cacheBytes)) + input.warnings
+                            strictness: decodingOptions.strictness, cacheBytes: cacheBytes, heapShare: heapShare)) + input.warnings
             // ImageMagick returns a stopped JPEG decode as a success with a partial image.
             try interrupt?.check()
             guard wand.imageCount == (range?.count ?? 1) else {
@@ -122,6 +123,14 @@ extension ImageSource {
     private func framesToShow(_ bytes: SourceBytes, through last: Int) -> SourceBytes {
         guard format == .webp, count > 1 else { return bytes }
         return bytes.webpFrames(through: last) ?? bytes
+    }
+
+    /// The bytes of ImageMagick's heap a decode may take on its thread (``HeapBudget``): the memory
+    /// budget less the pixel cache the estimate counts, because the cache is not on that heap and
+    /// ImageMagick's memory limit bounds it already. What is left is at least what the estimate
+    /// counts besides the cache (a coder's buffers), plus the budget's headroom.
+    func heapShare(cacheBytes: Int) -> Int {
+        decodingOptions.heapShareForTesting ?? max(decodingOptions.memoryBudget - cacheBytes, 0)
     }
 
     /// Runs `body` on this thread's wand under `interrupt`, or one made from ``decodingOptions``'

@@ -45,6 +45,9 @@ public struct DecodingOptions: Sendable, Hashable {
     /// without it, and one that keeps it throws ``MagickIOError/Kind/limitExceeded``. Default:
     /// 16 MiB.
     public var maxMetadataBytes: Int
+    /// Tests only: ImageMagick's heap share of every decode (``HeapBudget``) instead of the one
+    /// derived from ``memoryBudget``, so that a normal file reaches the backstop.
+    var heapShareForTesting: Int?
 
     public init(maxPixelCount: Int = 268_402_689, memoryBudget: Int = 256 << 20, timeLimit: Duration? = nil,
                 strictness: Strictness = .refuseDamage, maxFrameCount: Int = 1_000, maxMetadataBytes: Int = 16 << 20) {

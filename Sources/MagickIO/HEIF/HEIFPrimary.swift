@@ -34,10 +34,13 @@ extension ImageSource {
     /// for a file libheif cannot open from MagickIO's reader, drops the alpha image and the ICC
     /// profile, and takes twice the cache at its peak (it sets the image's colorspace after its
     /// size, and the pixel cache is copied for it), which is more than the guard can promise.
-    func readHEIF(frame index: Int, from bytes: SourceBytes, into wand: Wand, cacheBytes: Int) throws(MagickIOError) -> [DecoderWarning] {
+    /// ImageMagick's heap during the fallback is held to `heapShare` (``HeapBudget``); libheif's own
+    /// path is bounded by libheif's limits and the estimate.
+    func readHEIF(frame index: Int, from bytes: SourceBytes, into wand: Wand, cacheBytes: Int, heapShare: Int) throws(MagickIOError) -> [DecoderWarning] {
         if try HEIFPrimary.decode(bytes, maxPixelCount: decodingOptions.maxPixelCount, into: wand) {
             return []
         }
-        return try wand.read(bytes, format: format, ping: false, strictness: decodingOptions.strictness, cacheBytes: cacheBytes)
+        return try wand.read(bytes, format: format, ping: false, strictness: decodingOptions.strictness, cacheBytes: cacheBytes,
+                             heapShare: heapShare)
     }
 }

@@ -4,6 +4,8 @@ import Foundation
 /// Process-wide ImageMagick start-up, run once (Swift runs a global's initialiser exactly once,
 /// thread-safely) before the first MagickWand call.
 let magickRuntime: Void = {
+    // Before genesis, so that every decode's ImageMagick heap can be counted (HeapBudget).
+    HeapBudget.install()
     MagickWandGenesis()
     // ImageMagick's default handlers print to stderr. Everything it reports is read back from the
     // wand or image exception instead, so the handlers do nothing.

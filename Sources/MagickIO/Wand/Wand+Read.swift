@@ -10,12 +10,20 @@ extension Wand {
     /// drop it with the image they destroy): when the process's pixel cache could not have held
     /// `cacheBytes` more, that is resource exhaustion (``MagickIOError/Kind/limitExceeded``), otherwise
     /// damage.
+    ///
+    /// With `heapShare`, ImageMagick's heap on this thread is held to that many bytes while it reads
+    /// (``HeapBudget``): a coder's request past it ends the read with a `memoryBudget`
+    /// ``MagickIOError/limit``.
     @discardableResult
     func read(_ bytes: SourceBytes, format: ImageFormat, frames: ClosedRange<Int>? = nil, ping: Bool,
-              strictness: Strictness = .refuseDamage, cacheBytes: Int? = nil) throws(MagickIOError) -> [DecoderWarning] {
+              strictness: Strictness = .refuseDamage, cacheBytes: Int? = nil, heapShare: Int? = nil) throws(MagickIOError) -> [DecoderWarning] {
+        let read = { () throws(MagickIOError) -> [DecoderWarning] in
+            try self.readNamingDescriptor(bytes, format: format, frames: frames, ping: ping, strictness: strictness,
+                                          cacheBytes: cacheBytes)
+        }
         do throws(MagickIOError) {
-            return try readNamingDescriptor(bytes, format: format, frames: frames, ping: ping, strictness: strictness,
-                                            cacheBytes: cacheBytes)
+            guard let heapShare else { return try read() }
+            return try HeapBudget.run(share: heapShare, coder: format, read)
         } catch {
             // ImageMagick names the file it was given, the descriptor's /proc link: say the
             // caller's path instead.
