@@ -5,8 +5,8 @@
 /// floats) with ResolutionUnit (inch when absent, none gives no resolution).
 ///
 /// The chain is walked up to `maxPages` directories and stops at a loop (libtiff stops there too);
-/// EXIF properties are not read (ImageMagick's `TIFFGetEXIFProperties` is not ported: see the
-/// properties article).
+/// EXIF properties are not read (ImageMagick's `TIFFGetEXIFProperties` is not ported: see
+/// <doc:FormatsAndOrientation>).
 enum TIFFProperties {
     static func read(_ bytes: SourceBytes, maxPages: Int) throws(MagickIOError) -> [ImageProperties] {
         guard var tiff = TIFFDirectories(bytes) else { throw MagickIOError(.corruptImage, "the TIFF header is not valid") }
