@@ -73,6 +73,14 @@ struct PropertiesTests {
         #expect(properties.keys.allSatisfy { !$0.hasPrefix("thumbnail:") || $0 == "thumbnail:Make" || $0 == "thumbnail:ExifOffset" })
     }
 
+    @Test("a TIFF's EXIF directory gives the properties ImageMagick's TIFF coder sets")
+    func tiffEXIF() throws {
+        let data = PropertyImages.tiffWithEXIF()
+        Self.expectSame("tiff-exif", data)
+        let exif = try ImageSource(data: data).properties(at: 0).exif
+        #expect(exif["ExposureTime"] == "0.004" && exif["FNumber"] == "2.8" && exif["ISOSpeedRatings"] == "100", "\(exif)")
+    }
+
     @Test("a GIF of 2,000 frames offers maxFrameCount of them, or all under a higher limit")
     func gifFramesCapped() throws {
         let data = PropertyImages.gif(frames: 2_000)
