@@ -65,23 +65,13 @@ struct IncrementalImageSourceTests {
         return nil
     }
 
-    /// The offsets just past each frame of a GIF (its image data's terminating sub-block).
+    /// The offsets just past each frame of a GIF (its image data's terminating sub-block), by the
+    /// library's own GIF walker.
     static func gifFrameEnds(_ bytes: [UInt8]) -> [Int] {
-        func colourTable(_ flags: UInt8) -> Int { flags & 0x80 != 0 ? 3 << (Int(flags & 7) + 1) : 0 }
-        var ends: [Int] = []
-        var offset = 13 + colourTable(bytes[10])
-        while offset < bytes.count {
-            let introducer = bytes[offset]
-            switch introducer {
-            case 0x21: offset += 2
-            case 0x2C: offset += 10 + colourTable(bytes[offset + 9]) + 1
-            default: return ends
-            }
-            while bytes[offset] != 0 { offset += 1 + Int(bytes[offset]) }
-            offset += 1
-            if introducer == 0x2C { ends.append(offset) }
-        }
-        return ends
+        var reader = ByteReader(.memory(Data(bytes)))
+        var blocks = GIFBlocks()
+        blocks.advance(&reader, maxFrames: .max)
+        return blocks.frames.compactMap(\.end)
     }
 
     /// The offset past a little-endian TIFF's first directory and every value it points to.

@@ -59,6 +59,28 @@ struct PropertiesTests {
         #expect(exif["DateTimeOriginal"] == "2026:11:21 12:00:00")
     }
 
+    @Test("an EXIF directory that points at itself is read once, as ImageMagick reads it")
+    func exifLoopEnds() {
+        func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        func le32(_ v: Int) -> [UInt8] { le16(v & 0xFFFF) + le16(v >> 16) }
+        var exif = Array("Exif\0\0".utf8) + [0x49, 0x49, 42, 0] + le32(8)
+        exif += le16(2) + le16(0x10F) + le16(2) + le32(4) + Array("Foo\0".utf8)
+        exif += le16(0x8769) + le16(4) + le32(1) + le32(8) + le32(8)  // ExifOffset and next IFD: IFD0 again
+        exif += [UInt8](repeating: 0, count: 16)
+        let properties = EXIFProperties.dictionary(exif)
+        #expect(properties["Make"] == "Foo")
+        #expect(properties["ExifOffset"] == "8")
+        #expect(properties.keys.allSatisfy { !$0.hasPrefix("thumbnail:") || $0 == "thumbnail:Make" || $0 == "thumbnail:ExifOffset" })
+    }
+
+    @Test("a TIFF's EXIF directory gives the properties ImageMagick's TIFF coder sets")
+    func tiffEXIF() throws {
+        let data = PropertyImages.tiffWithEXIF()
+        Self.expectSame("tiff-exif", data)
+        let exif = try ImageSource(data: data).properties(at: 0).exif
+        #expect(exif["ExposureTime"] == "0.004" && exif["FNumber"] == "2.8" && exif["ISOSpeedRatings"] == "100", "\(exif)")
+    }
+
     @Test("a GIF of 2,000 frames offers maxFrameCount of them, or all under a higher limit")
     func gifFramesCapped() throws {
         let data = PropertyImages.gif(frames: 2_000)

@@ -6,7 +6,7 @@ extension ImageSource {
     /// ``DecodeEstimate``).
     func estimate(frame index: Int, jpegHint: JPEGScale.Hint? = nil) -> DecodeEstimate {
         let frame = frames[index]
-        // An animation frame: the ping's size for it (its canvas), not the file's header.
+        // An animation frame: its canvas (its properties), not the file's header.
         let width = format.isAnimation ? frame.pixelWidth : header?.width ?? frame.pixelWidth
         let height = format.isAnimation ? frame.pixelHeight : header?.height ?? frame.pixelHeight
         let composites = format.isAnimation && (count > 1 || frame.isOffsetOnCanvas)

@@ -15,6 +15,9 @@ struct GIFBlocks {
         var width: Int
         var height: Int
         var hasAlpha: Bool
+        /// Where its descriptor starts, and where its image data ends (once it has).
+        var descriptor: Int
+        var end: Int?
     }
 
     /// The logical screen's size, once read.
@@ -57,6 +60,7 @@ struct GIFBlocks {
                 offset += 1 + Int(length)
                 if length == 0 {
                     if inside == .image {
+                        frames[frames.count - 1].end = offset
                         completeFrames = frames.count
                         completeEnd = offset
                     }
@@ -80,7 +84,7 @@ struct GIFBlocks {
                 guard reader.u8(at: offset + 10 + table) != nil else { return }
                 func le16(_ i: Int) -> Int { Int(descriptor[i]) | Int(descriptor[i + 1]) << 8 }
                 let frame = Frame(x: le16(0), y: le16(2), width: le16(4), height: le16(6),
-                                  hasAlpha: transparent.map { $0 <= colours } ?? false)
+                                  hasAlpha: transparent.map { $0 <= colours } ?? false, descriptor: offset)
                 guard frame.width > 0, frame.height > 0 else {
                     corrupt = "GIF frame \(frames.count) has no pixels (\(frame.width)x\(frame.height))"
                     return

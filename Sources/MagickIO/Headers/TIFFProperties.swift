@@ -5,8 +5,7 @@
 /// floats) with ResolutionUnit (inch when absent, none gives no resolution).
 ///
 /// The chain is walked up to `maxPages` directories and stops at a loop (libtiff stops there too);
-/// EXIF properties are not read (ImageMagick's `TIFFGetEXIFProperties` is not ported: see the
-/// properties article).
+/// EXIF properties come from the page's EXIF directory (``TIFFEXIFProperties``).
 enum TIFFProperties {
     static func read(_ bytes: SourceBytes, maxPages: Int) throws(MagickIOError) -> [ImageProperties] {
         guard var tiff = TIFFDirectories(bytes) else { throw MagickIOError(.corruptImage, "the TIFF header is not valid") }
@@ -15,10 +14,12 @@ enum TIFFProperties {
             var tags: [Int: Int] = [:]
             var extraSamples = 0
             var resolution: [Int: Double] = [:]
+            var exifDirectory: Int?
             // At most 4,096 entries a directory: libtiff reads no more that matter here.
             for entry in tiff.entries(at: directory) {
                 switch entry.tag {
                 case 338: extraSamples = entry.count
+                case 34665: exifDirectory = tiff.firstValue(of: entry)
                 case 282, 283:
                     if entry.type == 5 || entry.type == 10, entry.count >= 1,
                        let at = entry.isInline ? entry.valueField : tiff.value(at: entry.valueField, size: tiff.offsetSize),
@@ -43,6 +44,9 @@ enum TIFFProperties {
             if let x = resolution[282], let y = resolution[283] {
                 let unit = [2: 1, 3: 2][tags[296] ?? 2] ?? 0
                 page.resolution = Density(x: x, y: y, unit: unit).resolution
+            }
+            if let exifDirectory {
+                page.exif = TIFFEXIFProperties.read(&tiff, directory: exifDirectory)
             }
             pages.append(page)
         }

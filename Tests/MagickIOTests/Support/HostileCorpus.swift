@@ -215,22 +215,12 @@ enum Corpus {
         return try? JPEGSegments.frame(in: &reader).get().segmentStart
     }
 
-    /// The offset of the first image descriptor (0x2C) of a GIF.
+    /// The offset of the first image descriptor (0x2C) of a GIF, by the library's GIF walker.
     static func gifFirstImageDescriptor(_ bytes: [UInt8]) -> Int? {
-        guard bytes.count > 13 else { return nil }
-        var offset = 13
-        if bytes[10] & 0x80 != 0 { offset += 3 << (Int(bytes[10] & 7) + 1) }
-        while offset < bytes.count {
-            switch bytes[offset] {
-            case 0x2C: return offset
-            case 0x21:
-                offset += 2
-                while offset < bytes.count, bytes[offset] != 0 { offset += Int(bytes[offset]) + 1 }
-                offset += 1
-            default: return nil
-            }
-        }
-        return nil
+        var reader = ByteReader(.memory(Data(bytes)))
+        var blocks = GIFBlocks()
+        blocks.advance(&reader, maxFrames: 1)
+        return blocks.frames.first?.descriptor
     }
 
     static func patchTIFFSize(_ bytes: inout [UInt8], width: Int, height: Int) throws {

@@ -122,6 +122,43 @@ enum PropertyImages {
         return Data(bytes)
     }
 
+    /// A 1x1 grey TIFF whose IFD0 points to an EXIF directory of common tags, in their usual types
+    /// and some in others (GainControl as EXIF's SHORT where ImageMagick asks a RATIONAL,
+    /// PixelYDimension as a SHORT).
+    static func tiffWithEXIF() -> Data {
+        typealias Entry = (tag: Int, type: Int, count: Int, data: [UInt8])
+        let exif: [Entry] = [
+            (33434, 5, 1, le32(1) + le32(250)), (33437, 5, 1, le32(28) + le32(10)), (34855, 3, 1, le16(100) + [0, 0]),
+            (36867, 2, 20, Array("2020:01:02 03:04:05\0".utf8)), (37380, 10, 1, le32(-7) + le32(10)),
+            (37385, 3, 1, le16(16) + [0, 0]), (37386, 5, 1, le32(50) + le32(1)), (37521, 2, 3, Array("12\0".utf8) + [0]),
+            (40962, 4, 1, le32(1)), (40963, 3, 1, le16(1) + [0, 0]), (41988, 5, 1, le32(0) + le32(0)), (41991, 3, 1, le16(1) + [0, 0]),
+            (42016, 2, 4, Array("abc\0".utf8)),
+        ]
+        let base: [(Int, Int, Int)] = [(256, 3, 1), (257, 3, 1), (258, 3, 8), (259, 3, 1), (262, 3, 1), (273, 4, 0),
+                                       (277, 3, 1), (278, 3, 1), (279, 4, 1), (34665, 4, 0)]
+        let ifd0Size = 2 + 12 * base.count + 4
+        let exifAt = 8 + ifd0Size
+        var dataAt = exifAt + 2 + 12 * exif.count + 4
+        var directory = le16(exif.count), data: [UInt8] = []
+        for entry in exif {
+            directory += le16(entry.tag) + le16(entry.type) + le32(entry.count)
+            if entry.data.count <= 4 {
+                directory += entry.data + [UInt8](repeating: 0, count: 4 - entry.data.count)
+            } else {
+                directory += le32(dataAt + data.count)
+                data += entry.data
+            }
+        }
+        directory += le32(0)
+        dataAt += data.count
+        var bytes: [UInt8] = [0x49, 0x49, 42, 0] + le32(8) + le16(base.count)
+        for (tag, type, value) in base {
+            bytes += le16(tag) + le16(type) + le32(1) + le32(tag == 273 ? dataAt : tag == 34665 ? exifAt : value)
+        }
+        bytes += le32(0) + directory + data + [0x80]
+        return Data(bytes)
+    }
+
     // MARK: - Hostile
 
     /// A lossy WebP whose VP8 header declares 16383x16383 (the bitstream is a stub: only the
