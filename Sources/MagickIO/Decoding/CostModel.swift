@@ -10,7 +10,10 @@
 /// - PNG, interlaced: libpng's copy of the whole image (its stored bytes per pixel); plain: a row.
 /// - GIF: the frame's colour indices and ImageMagick's decode buffers (about 3 bytes a pixel).
 /// - WebP: libwebp's RGBA output (4 bytes a pixel, and a little more).
-/// - TIFF, BMP: ImageMagick reads the stored pixel data whole for some layouts (4 bytes a pixel).
+/// - TIFF: what ImageMagick's coder and libtiff allocate for the page's layout (strips, tiles or
+///   the whole image; samples, bit depth, predictor: ``TIFFLayout``); the costliest layout when
+///   the page's cannot be read.
+/// - BMP: ImageMagick reads the stored pixel data whole (4 bytes a pixel).
 /// - HEIC/AVIF (decoded by MagickIO through libheif, ``HEIFPrimary``): libheif's YCbCr planes,
 ///   the codec's reference frames and the interleaved RGB(A) copy; about 8 bytes a pixel (12 with
 ///   alpha), and a few MiB for the codec itself. The pixels are the picture the bitstream codes
@@ -33,9 +36,9 @@ struct DecodeEstimate: Sendable, Hashable {
 
     /// The estimate for decoding a `width` x `height` frame (as stored) of `format` whose header is
     /// `header` (nil when MagickIO could not read it), at `jpegHint` if given; `composited` when the
-    /// frame is drawn on a canvas of that size.
+    /// frame is drawn on a canvas of that size; `page`: a TIFF's page.
     init(format: ImageFormat, header: ImageHeader?, width: Int, height: Int, jpegHint: JPEGScale.Hint?,
-         composited: Bool = false) {
+         composited: Bool = false, page: Int = 0) {
         var size = (width: width, height: height)
         if format == .jpeg, let jpegHint {
             size = JPEGScale.decodedSize(width: width, height: height, hint: jpegHint)
@@ -68,7 +71,11 @@ struct DecodeEstimate: Sendable, Hashable {
             extra = decoded.saturatingTimes(3)
         case .webp:
             extra = decoded.saturatingTimes(5)
-        case .tiff, .bmp:
+        case .tiff:
+            let pages = header?.tiffPages ?? []
+            let layout = pages.indices.contains(page) ? pages[page] : TIFFLayout.costliest(width: width, height: height)
+            extra = layout.coderBytes
+        case .bmp:
             extra = decoded.saturatingTimes(4)
         case .heic, .avif:
             // A bitstream or canvas larger than declared: libheif hands over that picture.
