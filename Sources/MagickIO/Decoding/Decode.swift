@@ -52,6 +52,9 @@ extension ImageSource {
             throw MagickIOError.limit("maxPixelCount", requested: coded, limit: decodingOptions.maxPixelCount,
                                       "\(stored.width)x\(stored.height) as declared, its bitstream or canvas makes a picture of \(coded) pixels")
         }
+        if format == .jpeg {
+            try checkScanWork()
+        }
         let cacheLimit = MagickCache.limit
         if byImageMagick, estimate.cacheBytes > cacheLimit {
             throw MagickIOError.limit("memory", requested: estimate.cacheBytes, limit: cacheLimit,
@@ -70,6 +73,20 @@ extension ImageSource {
         for (name, requested, limit) in checks where requested > limit {
             throw MagickIOError.limit(name, requested: requested, limit: limit,
                                       "decoding at \(estimate.width)x\(estimate.height) exceeds ImageMagick's \(name) limit")
+        }
+    }
+
+    /// Refuses a JPEG whose scans would cost libjpeg more than ``JPEGSegments/maxBlockScans``, on
+    /// either path: the walk over the scans is a pass over the file at memory speed, made only
+    /// when a decode is asked for (opening a file does not pay it).
+    private func checkScanWork() throws(MagickIOError) {
+        var reader = ByteReader(bytes)
+        // Without a frame header libjpeg decodes no scan at all.
+        guard case .success(let frame) = JPEGSegments.frame(in: &reader) else { return }
+        let work = JPEGSegments.scanWork(in: bytes, after: frame)
+        if work.blockScans > JPEGSegments.maxBlockScans {
+            throw MagickIOError.limit("jpegScanWork", requested: work.blockScans, limit: JPEGSegments.maxBlockScans,
+                                      "the JPEG's \(work.scans) scans cover \(work.blockScans) blocks of \(frame.width)x\(frame.height)")
         }
     }
 
