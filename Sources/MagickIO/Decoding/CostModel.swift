@@ -121,8 +121,14 @@ struct DecodeEstimate: Sendable, Hashable {
             extra = libheifBytes(pixels: libheifPixels(stored: stored.width.saturatingTimes(stored.height), header: header), header: header)
             overhead = libheifOverhead
         }
-        let rows = decoded.width.saturatingTimes(4 * 4 * (8 + 3) + 64 * 4)
-        let total = extra.saturatingPlus(rows).saturatingPlus(resizeBytes(from: decoded.width, to: output))
+        // A HEIF picture larger than declared comes at a width the header does not give: at most
+        // its pixels, and no wider than a codec codes.
+        var rowWidth = decoded.width
+        if format.isHEIF, let coded = header?.codedPixels {
+            rowWidth = max(rowWidth, min(coded, maxCodedWidth))
+        }
+        let rows = rowWidth.saturatingTimes(4 * 4 * (8 + 3) + 64 * 4)
+        let total = extra.saturatingPlus(rows).saturatingPlus(resizeBytes(from: rowWidth, to: output))
         var estimate = DecodeEstimate(format: format, header: header, width: stored.width, height: stored.height, jpegHint: nil)
         estimate.width = decoded.width
         estimate.height = decoded.height
@@ -130,6 +136,9 @@ struct DecodeEstimate: Sendable, Hashable {
         estimate.bytes = total.saturatingPlus(total / 16).saturatingPlus(overhead)
         return estimate
     }
+
+    /// The widest picture a HEIF's codec codes (AV1's 65,536; HEVC's is less).
+    static let maxCodedWidth = 65_536
 
     /// The pixels libheif decodes for a HEIC or AVIF of `stored` pixels: those, or the larger
     /// picture its bitstream or canvas makes (``ImageHeader/codedPixels``).
