@@ -7,6 +7,7 @@ public enum StrictnessChoice: String, CaseIterable, ExpressibleByArgument, Senda
     case refuseWarnings = "refuse-warnings"
     case acceptPartial = "accept-partial"
 
+    /// The library's ``Strictness`` of the same name.
     public var strictness: Strictness {
         switch self {
         case .refuseDamage: .refuseDamage
