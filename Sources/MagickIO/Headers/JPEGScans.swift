@@ -21,14 +21,16 @@ extension JPEGSegments {
         var blockScans = 0
     }
 
-    /// The most block-scans a decode may take: 200 million. libjpeg-turbo 2.1 decodes a block of
-    /// a scan in about 13 ns (grey) to 20 ns (three components interleaved, arithmetic-coded; 16
-    /// ns with Huffman), measured on `scripts/jpeg-scans.c`'s repeated DC scans (4000x4000, 10 and
-    /// 210 scans, the difference over 200): 200 million take at most about 4 s of one core, the
-    /// rest of the 5 s being the output pass. The largest legitimate progressive JPEG, 268 MP in
+    /// The most block-scans a decode may take: 150 million. libjpeg-turbo 2.1 decodes a block of
+    /// a scan in 13 ns (grey) to 24 ns (three components interleaved, arithmetic-coded), measured
+    /// on `scripts/jpeg-scans.c`'s repeated DC scans: djpeg over 4000x4000 at 10 and 210 scans
+    /// (13 ns grey arithmetic, 16 ns grey Huffman, 19 ns 4:2:0 and 4:4:4 arithmetic), and the
+    /// release `thumbnail` tool over 5600x5600 4:4:4 at 135 scans (198 million block-scans in
+    /// 4.9 s of CPU, 24 ns each, on a loaded machine). 150 million is at most about 3.6 s, the
+    /// rest of 5 s left for the output pass. The largest legitimate progressive JPEG, 268 MP in
     /// 4:4:4 with libjpeg's standard script (`jpeg_simple_progression`: 14 component-scans per
     /// block position), is 59 million; in 4:2:0 34 million.
-    static let maxBlockScans = 200_000_000
+    static let maxBlockScans = 150_000_000
 
     /// The scans of the JPEG in `source` after `frame`, as far as the data goes. A scan naming a
     /// component the frame lacks (which libjpeg refuses) counts as the frame's largest.
