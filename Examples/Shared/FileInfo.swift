@@ -9,8 +9,8 @@ public struct FileInfo: Sendable {
     public var properties: ImageProperties
     public var fileSize: Int
 
-    public init(path: String) throws {
-        let source = try ImageSource(url: URL(fileURLWithPath: path))
+    public init(path: String, options: DecodingOptions = .default) throws {
+        let source = try ImageSource(url: URL(fileURLWithPath: path), options: options)
         input = path
         format = source.format
         frameCount = source.count

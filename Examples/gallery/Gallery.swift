@@ -16,9 +16,10 @@ struct Gallery: Sendable {
     let placeholders = PlaceholderCache()
     let uploads: UploadLimits
 
-    init(root: URL, cache: URL, jobs: Int, memoryBudget: Int, uploads: UploadLimits = UploadLimits()) throws {
+    init(root: URL, cache: URL, jobs: Int, memoryBudget: Int, timeLimit: Duration? = .seconds(10),
+         uploads: UploadLimits = UploadLimits()) throws {
         library = ImageLibrary(root: root)
-        thumbnails = try ThumbnailService(cache: cache, jobs: jobs, memoryBudget: memoryBudget)
+        thumbnails = try ThumbnailService(cache: cache, jobs: jobs, memoryBudget: memoryBudget, timeLimit: timeLimit)
         self.uploads = uploads
     }
 

@@ -33,9 +33,16 @@ struct GalleryCommand: AsyncParsableCommand {
     @Option(name: .customLong("memory-budget"), help: "The thumbnailer's memory budget, in MiB.")
     var memoryBudget = 256
 
+    @Option(name: .customLong("time-limit"), help: ArgumentHelp("The most time one thumbnail may take, in seconds (0: no limit).",
+                                                                valueName: "SECONDS"))
+    var timeLimit: Double = 10
+
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1 (got \(jobs)).") }
         guard memoryBudget >= 1 else { throw ValidationError("--memory-budget must be at least 1 MiB.") }
+        guard timeLimit.isFinite, (0...86_400).contains(timeLimit) else {
+            throw ValidationError("--time-limit must be 0 (no limit) to 86400 seconds.")
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be in 0...65535.") }
     }
 
@@ -56,7 +63,10 @@ struct GalleryCommand: AsyncParsableCommand {
             throw ValidationError("\(root.path) is not a directory\(directory == nil ? " (the samples of the checkout this was built from)" : "").")
         }
         let cacheFolder = URL(fileURLWithPath: cache ?? NSTemporaryDirectory() + "gallery-cache")
-        let gallery = try Gallery(root: root, cache: cacheFolder, jobs: jobs, memoryBudget: memoryBudget << 20)
+        var uploads = UploadLimits()
+        uploads.decodingOptions.timeLimit = timeLimit > 0 ? .milliseconds(Int64((timeLimit * 1000).rounded(.up))) : nil
+        let gallery = try Gallery(root: root, cache: cacheFolder, jobs: jobs, memoryBudget: memoryBudget << 20,
+                                  timeLimit: uploads.decodingOptions.timeLimit, uploads: uploads)
 
         var logger = Logger(label: "gallery")
         logger.logLevel = .info

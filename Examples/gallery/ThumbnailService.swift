@@ -8,8 +8,10 @@ final class ThumbnailService: Sendable {
     let cache: URL
     let gate: JobGate
 
-    init(cache: URL, jobs: Int, memoryBudget: Int) throws {
-        thumbnailer = Thumbnailer(maxConcurrentJobs: jobs, memoryBudget: memoryBudget)
+    /// A decode of the library's files stops after `timeLimit` (nil: never).
+    init(cache: URL, jobs: Int, memoryBudget: Int, timeLimit: Duration? = .seconds(10)) throws {
+        thumbnailer = Thumbnailer(maxConcurrentJobs: jobs, memoryBudget: memoryBudget,
+                                  decodingOptions: DecodingOptions(timeLimit: timeLimit))
         gate = JobGate(places: jobs)
         self.cache = cache
         try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)

@@ -7,8 +7,9 @@ import NIOCore
 struct UploadLimits: Sendable {
     /// The most bytes a body may have.
     var maxBytes = 64 << 20
-    /// How uploads are opened and decoded: the pixel count is checked as soon as the header is in.
-    var decodingOptions = DecodingOptions(maxPixelCount: 100_000_000)
+    /// How uploads are opened and decoded: the pixel count is checked as soon as the header is in;
+    /// a decode stops after 10 s.
+    var decodingOptions = DecodingOptions(maxPixelCount: 100_000_000, timeLimit: .seconds(10))
 }
 
 extension Gallery {

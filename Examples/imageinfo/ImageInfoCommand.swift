@@ -21,11 +21,14 @@ struct ImageInfoCommand: ParsableCommand {
     @Flag(name: .long, help: "Print one JSON object per file on stdout, one line each.")
     var json = false
 
+    @OptionGroup(title: "Decoding limits")
+    var decoding: DecodingFlags
+
     func run() throws {
         var failed = 0
         for (index, file) in files.enumerated() {
             do {
-                let info = try FileInfo(path: file)
+                let info = try FileInfo(path: file, options: decoding.options)
                 if json {
                     writeOutput(info.jsonLine)
                 } else {

@@ -86,6 +86,9 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print one JSON object per input on stdout, in completion order.")
     var json = false
 
+    @OptionGroup(title: "Decoding limits")
+    var decoding: DecodingFlags
+
     func validate() throws {
         guard maxPixelSize >= 1 else {
             throw ValidationError("--max-pixel-size must be at least 1 (got \(maxPixelSize)).")
@@ -129,7 +132,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
         // MagickIO's Thumbnailer runs the jobs (at most --jobs at once, within its memory budget)
         // on its own threads and hands back each thumbnail as it is done.
         let runnable = plan.jobs.filter { $0.plannedError == nil }
-        let thumbnailer = Thumbnailer(maxConcurrentJobs: jobs)
+        let thumbnailer = Thumbnailer(maxConcurrentJobs: jobs, memoryBudget: decoding.options.memoryBudget,
+                                      decodingOptions: decoding.options)
         let inputs = runnable.map { URL(fileURLWithPath: $0.input) }
         let options = ThumbnailOptions(embedded: embedded.option)
         for await result in thumbnailer.thumbnails(of: inputs, maxPixelSize: maxPixelSize, options: options) {

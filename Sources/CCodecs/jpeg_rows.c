@@ -17,7 +17,10 @@ struct mio_jpeg {
     jmp_buf jump;
     char message[JMSG_LENGTH_MAX + 64];
     int warnings;
-    int max_scans;
+    long long max_block_scans;
+    long long block_scans;
+    int counted_scan;
+    int limited;
     int stopped;
     mio_stop_callback stop;
     void *context;
@@ -61,13 +64,23 @@ static void on_output(j_common_ptr cinfo) {
 
 static void on_progress(j_common_ptr cinfo) {
     mio_jpeg *jpeg = (mio_jpeg *)cinfo;
-    // A progressive file of thousands of tiny scans costs a full pass each (libjpeg-turbo's
-    // djpeg -maxscans): refuse past the limit.
-    if (jpeg->cinfo.global_state >= 0 && jpeg->max_scans > 0 && jpeg->cinfo.input_scan_number > jpeg->max_scans) {
-        char text[96];
-        snprintf(text, sizeof text, "more than %d scans", jpeg->max_scans);
-        keep_message(jpeg, text);
-        longjmp(jpeg->jump, 1);
+    // Each scan decodes every block of its components, however few bytes it takes: count them as
+    // a scan starts, and stop past the limit (MagickIO's guard holds the same one before decoding).
+    if (jpeg->cinfo.global_state >= 0 && jpeg->cinfo.input_scan_number != jpeg->counted_scan) {
+        jpeg->counted_scan = jpeg->cinfo.input_scan_number;
+        for (int i = 0; i < jpeg->cinfo.comps_in_scan; i++) {
+            const jpeg_component_info *component = jpeg->cinfo.cur_comp_info[i];
+            if (component != NULL) {
+                jpeg->block_scans += (long long)component->width_in_blocks * component->height_in_blocks;
+            }
+        }
+        if (jpeg->max_block_scans > 0 && jpeg->block_scans > jpeg->max_block_scans) {
+            char text[96];
+            snprintf(text, sizeof text, "the scans cover more than %lld blocks", jpeg->max_block_scans);
+            keep_message(jpeg, text);
+            jpeg->limited = 1;
+            longjmp(jpeg->jump, 1);
+        }
     }
     if (jpeg->stop != NULL && jpeg->stop(jpeg->context)) {
         jpeg->stopped = 1;
@@ -76,14 +89,14 @@ static void on_progress(j_common_ptr cinfo) {
     }
 }
 
-mio_jpeg *mio_jpeg_create(size_t memory_limit, int max_scans, mio_stop_callback stop, void *context) {
+mio_jpeg *mio_jpeg_create(size_t memory_limit, long long max_block_scans, mio_stop_callback stop, void *context) {
     mio_jpeg *jpeg = calloc(1, sizeof *jpeg);
     if (jpeg == NULL) return NULL;
     jpeg->cinfo.err = jpeg_std_error(&jpeg->error);
     jpeg->error.error_exit = on_error;
     jpeg->error.emit_message = on_message;
     jpeg->error.output_message = on_output;
-    jpeg->max_scans = max_scans;
+    jpeg->max_block_scans = max_block_scans;
     jpeg->stop = stop;
     jpeg->context = context;
     if (setjmp(jpeg->jump)) {
@@ -236,3 +249,4 @@ const uint8_t *mio_jpeg_icc(mio_jpeg *jpeg, size_t *length) {
 const char *mio_jpeg_message(const mio_jpeg *jpeg) { return jpeg->message; }
 int mio_jpeg_warnings(const mio_jpeg *jpeg) { return jpeg->warnings; }
 int mio_jpeg_stopped(const mio_jpeg *jpeg) { return jpeg->stopped; }
+int mio_jpeg_limited(const mio_jpeg *jpeg) { return jpeg->limited; }

@@ -166,6 +166,11 @@ struct ExamplesTests {
         ["--format", "gif"],
         ["--bogus"],
         ["--output"],
+        ["--memory-budget", "0"],
+        ["--memory-budget", "lots"],
+        ["--strictness", "lenient"],
+        ["--time-limit", "-1"],
+        ["--time-limit", "soon"],
     ])
     func thumbnailUsageErrors(arguments: [String]) async throws {
         let sandbox = try Sandbox()
@@ -184,9 +189,11 @@ struct ExamplesTests {
         defer { sandbox.remove() }
         let run = try await Harness.run("thumbnail", ["--help"], in: sandbox.url)
         #expect(run.status == 0)
-        for option in ["--max-pixel-size", "--output", "--format", "--quality", "--jobs", "--json"] {
+        for option in ["--max-pixel-size", "--output", "--format", "--quality", "--jobs", "--json", "--memory-budget",
+                       "--strictness", "--time-limit"] {
             #expect(run.stdout.contains(option), "\(option) missing from the help")
         }
+        #expect(run.stdout.contains("default: refuse-damage)") && run.stdout.contains("(default: 10"), "\(run)")
     }
 
     // MARK: thumbnail: naming
@@ -423,7 +430,8 @@ struct ExamplesTests {
     }
 
     @Test("imageinfo usage errors exit with status 2", arguments: [
-        [String](), ["--json"], ["--bogus", "photo.jpg"],
+        [String](), ["--json"], ["--bogus", "photo.jpg"], ["--strictness", "lenient", "photo.jpg"],
+        ["--memory-budget", "0", "photo.jpg"], ["--time-limit", "-2", "photo.jpg"],
     ])
     func imageinfoUsageErrors(arguments: [String]) async throws {
         let sandbox = try Sandbox()

@@ -31,7 +31,8 @@ struct MemoryTests {
         environment["MAGICK_TEMPORARY_PATH"] = temporary.path
         let run = try runChild(
             try builtProduct("thumbnail"),
-            [input.path, "--max-pixel-size", "\(maxPixelSize)", "--output", work.appendingPathComponent("out").path, "--jobs", "1", "--json"],
+            [input.path, "--max-pixel-size", "\(maxPixelSize)", "--output", work.appendingPathComponent("out").path, "--jobs", "1", "--json",
+             "--time-limit", "0"],
             environment: environment, timeout: .seconds(120))
         let line = String(decoding: run.stdout, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? "{}"
         let json = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]

@@ -28,7 +28,8 @@ struct ParallelDecodingTests {
         let folder = try Self.phoneFolder()
         let output = folder.url.appendingPathComponent("out")
         let run = try runChild(try builtProduct("thumbnail"),
-                               [folder.url.path, "--jobs", "\(jobs)", "--json", "--output", output.path, "--format", "png"],
+                               [folder.url.path, "--jobs", "\(jobs)", "--json", "--output", output.path, "--format", "png",
+                                "--time-limit", "0"],
                                timeout: .seconds(600))
         let lines = try String(decoding: run.stdout, as: UTF8.self).split(separator: "\n").map {
             try JSONDecoder().decode(Line.self, from: Data($0.utf8))
@@ -50,7 +51,8 @@ struct ParallelDecodingTests {
         let output = folder.url.appendingPathComponent("out")
         let run = try runChild(try builtProduct("thumbnail"),
                                [folder.url.appendingPathComponent("phone-1.heic").path, "--embedded", "if-absent",
-                                "--json", "--output", output.path, "--format", "png"],
+                                "--json", "--output", output.path, "--format", "png",
+                                "--time-limit", "0"],
                                timeout: .seconds(600))
         #expect(run.status == 0)
         let thumbnail = try ImageSource(url: output.appendingPathComponent("phone-1.png")).image(at: 0).pixels(.rgba8)

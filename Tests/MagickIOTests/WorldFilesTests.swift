@@ -243,6 +243,22 @@ struct WorldFilesTests {
         }
     }
 
+    @Test("a HEIF bitstream coding 4096x4096 under a declared 96x64 is thumbnailed on the own path from libheif's picture, planned at that size, in bounded memory",
+          arguments: ["heic-coded-past-ispe.heic", "avif-coded-past-ispe.avif"])
+    func heifCodedPastDeclaredThumbnailed(name: String) throws {
+        let source = try Fixture.source(name)
+        let plan = try source.thumbnailPlan(.maxPixelSize(64), at: 0, allowUpscale: false)
+        let stream = try #require(source.streamPlan(plan, at: 0, options: ThumbnailOptions()))
+        #expect(stream.codedPixels == 4096 * 4096)
+        #expect(stream.estimate.bytes >= 4096 * 4096 * 8, "the estimate is the coded picture's")
+        let thumbnail = try source.thumbnail(maxPixelSize: 64)
+        #expect(thumbnail.width == 64 && thumbnail.height == 43)
+        #expect(thumbnail.decoder == .libheif, "decoded once, by the own path")
+        let run = try MemoryTests.thumbnail(Fixture.url(name))
+        #expect(run.status == 0, "\(run.json)")
+        #expect(run.peakRSS <= 300 << 20 || runningUnderSanitizer, "peak RSS \(run.peakRSS >> 20) MiB")
+    }
+
     @Test("a HEIF thumbnail item with no coded data is passed over: the picture itself gives the thumbnail")
     func emptyHEIFThumbnailItem() throws {
         let always = ThumbnailOptions(embedded: .always)

@@ -39,8 +39,9 @@ typedef struct {
 // within a progressive JPEG's scans).
 typedef int (*mio_stop_callback)(void *context);
 
-// NULL only when out of memory.
-mio_jpeg *mio_jpeg_create(size_t memory_limit, int max_scans, mio_stop_callback stop, void *context);
+// NULL only when out of memory. The decode stops with an error once its scans have covered more
+// than `max_block_scans` 8x8 blocks (each scan counts the blocks of its components); 0: no limit.
+mio_jpeg *mio_jpeg_create(size_t memory_limit, long long max_block_scans, mio_stop_callback stop, void *context);
 void mio_jpeg_destroy(mio_jpeg *jpeg);
 // Reads the header from `data` (kept, not copied: it must outlive the decoder) or, when `data`
 // is NULL, from the file descriptor `fd` (read with pread from offset 0, 64 KiB at a time, so
@@ -59,6 +60,8 @@ const uint8_t *mio_jpeg_icc(mio_jpeg *jpeg, size_t *length);
 const char *mio_jpeg_message(const mio_jpeg *jpeg);
 int mio_jpeg_warnings(const mio_jpeg *jpeg);
 int mio_jpeg_stopped(const mio_jpeg *jpeg);
+// Nonzero when the decode stopped at `max_block_scans`.
+int mio_jpeg_limited(const mio_jpeg *jpeg);
 
 // ---- PNG -------------------------------------------------------------------------------------
 

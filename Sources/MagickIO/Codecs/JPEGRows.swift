@@ -17,10 +17,6 @@ final class JPEGRows: RawRowSource {
     /// One row of libjpeg's 8-bit output.
     private var scratch: UnsafeMutablePointer<UInt8>?
 
-    /// The most scans a progressive JPEG may have (libjpeg-turbo's `djpeg -maxscans` advice):
-    /// each costs a pass over the whole coefficient buffer.
-    static let maxScans: Int32 = 1000
-
     /// The header of `input` read, the file checked to be one this path decodes exactly, and
     /// decompression started at `scale`/8. libjpeg may allocate at most `memoryLimit` bytes.
     init(input: UnsafePointer<UInt8>?, descriptor: Int32, size: Int, scale: Int, memoryLimit: Int,
@@ -30,7 +26,9 @@ final class JPEGRows: RawRowSource {
             return Unmanaged<Interrupt>.fromOpaque(context).takeUnretainedValue().progressPoint() ? 0 : 1
         }
         let context = interrupt.map { Unmanaged.passUnretained($0).toOpaque() }
-        guard let decoder = mio_jpeg_create(memoryLimit, Self.maxScans, interrupt == nil ? nil : stop, context) else {
+        // The guard's limit on the scans' work, held again inside libjpeg as each scan starts.
+        guard let decoder = mio_jpeg_create(memoryLimit, Int64(JPEGSegments.maxBlockScans), interrupt == nil ? nil : stop,
+                                            context) else {
             throw .fallback("libjpeg could not start")
         }
         self.decoder = decoder
@@ -98,6 +96,12 @@ final class JPEGRows: RawRowSource {
             } catch {
                 throw .stopped(error)
             }
+        }
+        // A decode stopped for the scan-work limit is refused, not decoded again by ImageMagick.
+        if mio_jpeg_limited(decoder) != 0 {
+            throw .stopped(MagickIOError.limit("jpegScanWork", requested: JPEGSegments.maxBlockScans + 1,
+                                               limit: JPEGSegments.maxBlockScans,
+                                               "libjpeg: \(String(cString: mio_jpeg_message(decoder)))"))
         }
         throw .fallback("libjpeg: \(String(cString: mio_jpeg_message(decoder)))")
     }

@@ -10,7 +10,10 @@
 /// - PNG, interlaced: libpng's copy of the whole image (its stored bytes per pixel); plain: a row.
 /// - GIF: the frame's colour indices and ImageMagick's decode buffers (about 3 bytes a pixel).
 /// - WebP: libwebp's RGBA output (4 bytes a pixel, and a little more).
-/// - TIFF, BMP: ImageMagick reads the stored pixel data whole for some layouts (4 bytes a pixel).
+/// - TIFF: what ImageMagick's coder and libtiff allocate for the page's layout (strips, tiles or
+///   the whole image; samples, bit depth, predictor: ``TIFFLayout``); the costliest layout when
+///   the page's cannot be read.
+/// - BMP: ImageMagick reads the stored pixel data whole (4 bytes a pixel).
 /// - HEIC/AVIF (decoded by MagickIO through libheif, ``HEIFPrimary``): libheif's YCbCr planes,
 ///   the codec's reference frames and the interleaved RGB(A) copy; about 8 bytes a pixel (12 with
 ///   alpha), and a few MiB for the codec itself. The pixels are the picture the bitstream codes
@@ -33,9 +36,9 @@ struct DecodeEstimate: Sendable, Hashable {
 
     /// The estimate for decoding a `width` x `height` frame (as stored) of `format` whose header is
     /// `header` (nil when MagickIO could not read it), at `jpegHint` if given; `composited` when the
-    /// frame is drawn on a canvas of that size.
+    /// frame is drawn on a canvas of that size; `page`: a TIFF's page.
     init(format: ImageFormat, header: ImageHeader?, width: Int, height: Int, jpegHint: JPEGScale.Hint?,
-         composited: Bool = false) {
+         composited: Bool = false, page: Int = 0) {
         var size = (width: width, height: height)
         if format == .jpeg, let jpegHint {
             size = JPEGScale.decodedSize(width: width, height: height, hint: jpegHint)
@@ -68,7 +71,11 @@ struct DecodeEstimate: Sendable, Hashable {
             extra = decoded.saturatingTimes(3)
         case .webp:
             extra = decoded.saturatingTimes(5)
-        case .tiff, .bmp:
+        case .tiff:
+            let pages = header?.tiffPages ?? []
+            let layout = pages.indices.contains(page) ? pages[page] : TIFFLayout.costliest(width: width, height: height)
+            extra = layout.coderBytes
+        case .bmp:
             extra = decoded.saturatingTimes(4)
         case .heic, .avif:
             // A bitstream or canvas larger than declared: libheif hands over that picture.
@@ -114,8 +121,14 @@ struct DecodeEstimate: Sendable, Hashable {
             extra = libheifBytes(pixels: libheifPixels(stored: stored.width.saturatingTimes(stored.height), header: header), header: header)
             overhead = libheifOverhead
         }
-        let rows = decoded.width.saturatingTimes(4 * 4 * (8 + 3) + 64 * 4)
-        let total = extra.saturatingPlus(rows).saturatingPlus(resizeBytes(from: decoded.width, to: output))
+        // A HEIF picture larger than declared comes at a width the header does not give: at most
+        // its pixels, and no wider than a codec codes.
+        var rowWidth = decoded.width
+        if format.isHEIF, let coded = header?.codedPixels {
+            rowWidth = max(rowWidth, min(coded, maxCodedWidth))
+        }
+        let rows = rowWidth.saturatingTimes(4 * 4 * (8 + 3) + 64 * 4)
+        let total = extra.saturatingPlus(rows).saturatingPlus(resizeBytes(from: rowWidth, to: output))
         var estimate = DecodeEstimate(format: format, header: header, width: stored.width, height: stored.height, jpegHint: nil)
         estimate.width = decoded.width
         estimate.height = decoded.height
@@ -123,6 +136,9 @@ struct DecodeEstimate: Sendable, Hashable {
         estimate.bytes = total.saturatingPlus(total / 16).saturatingPlus(overhead)
         return estimate
     }
+
+    /// The widest picture a HEIF's codec codes (AV1's 65,536; HEVC's is less).
+    static let maxCodedWidth = 65_536
 
     /// The pixels libheif decodes for a HEIC or AVIF of `stored` pixels: those, or the larger
     /// picture its bitstream or canvas makes (``ImageHeader/codedPixels``).

@@ -6,12 +6,10 @@ extension ImageSource {
     /// ``DecodeEstimate``).
     func estimate(frame index: Int, jpegHint: JPEGScale.Hint? = nil) -> DecodeEstimate {
         let frame = frames[index]
-        // An animation frame: its canvas (its properties), not the file's header.
-        let width = format.isAnimation ? frame.pixelWidth : header?.width ?? frame.pixelWidth
-        let height = format.isAnimation ? frame.pixelHeight : header?.height ?? frame.pixelHeight
+        let (width, height) = storedSize(frame: index)
         let composites = format.isAnimation && (count > 1 || frame.isOffsetOnCanvas)
         var estimate = DecodeEstimate(format: format, header: header, width: width, height: height,
-                                      jpegHint: jpegHint, composited: composites)
+                                      jpegHint: jpegHint, composited: composites, page: index)
         if format.isAnimation, count > 1 {
             // Frames 0...index are decoded, then composited into as many canvases.
             estimate.bytes = estimate.bytes.saturatingTimes(index + 1)
@@ -20,15 +18,28 @@ extension ImageSource {
         return estimate
     }
 
+    /// The size frame `index` is stored at: an animation frame's from the ping (its canvas), a
+    /// TIFF page's from its own directory, anything else's from the header.
+    private func storedSize(frame index: Int) -> (width: Int, height: Int) {
+        let frame = frames[index]
+        if format.isAnimation { return (frame.pixelWidth, frame.pixelHeight) }
+        if format == .tiff, let pages = header?.tiffPages, pages.indices.contains(index) {
+            return (pages[index].width, pages[index].height)
+        }
+        return (header?.width ?? frame.pixelWidth, header?.height ?? frame.pixelHeight)
+    }
+
     /// Refuses a decode whose estimate exceeds ``decodingOptions`` or the process's size limits, with the
     /// numbers, before any pixel is decoded.
     func checkLimits(frame index: Int, jpegHint: JPEGScale.Hint?) throws(MagickIOError) {
-        try checkLimits(stored: (header?.width ?? frames[index].pixelWidth, header?.height ?? frames[index].pixelHeight),
-                        estimate(frame: index, jpegHint: jpegHint), byImageMagick: true)
+        let stored = format.isAnimation ? (header?.width ?? frames[index].pixelWidth, header?.height ?? frames[index].pixelHeight)
+            : storedSize(frame: index)
+        try checkLimits(stored: stored, estimate(frame: index, jpegHint: jpegHint), byImageMagick: true)
     }
 
     /// The checks every decode passes, ImageMagick's or MagickIO's own (``StreamPlan``), in order:
-    /// the stored pixel count (and a HEIF's coded one, ``ImageHeader/codedPixels``); ImageMagick's pixel cache (`byImageMagick` only: the own paths put
+    /// the stored pixel count (and a HEIF's coded one, ``ImageHeader/codedPixels``); a JPEG's scan
+    /// work (``JPEGSegments/maxBlockScans``); ImageMagick's pixel cache (`byImageMagick` only: the own paths put
     /// only the thumbnail there); the memory budget; the decoded width and height (and area, for
     /// ImageMagick) against the process's limits.
     func checkLimits(stored: (width: Int, height: Int), _ estimate: DecodeEstimate, byImageMagick: Bool) throws(MagickIOError) {
@@ -40,6 +51,9 @@ extension ImageSource {
         if let coded = header?.codedPixels, coded > decodingOptions.maxPixelCount {
             throw MagickIOError.limit("maxPixelCount", requested: coded, limit: decodingOptions.maxPixelCount,
                                       "\(stored.width)x\(stored.height) as declared, its bitstream or canvas makes a picture of \(coded) pixels")
+        }
+        if format == .jpeg {
+            try checkScanWork()
         }
         let cacheLimit = MagickCache.limit
         if byImageMagick, estimate.cacheBytes > cacheLimit {
@@ -59,6 +73,20 @@ extension ImageSource {
         for (name, requested, limit) in checks where requested > limit {
             throw MagickIOError.limit(name, requested: requested, limit: limit,
                                       "decoding at \(estimate.width)x\(estimate.height) exceeds ImageMagick's \(name) limit")
+        }
+    }
+
+    /// Refuses a JPEG whose scans would cost libjpeg more than ``JPEGSegments/maxBlockScans``, on
+    /// either path: the walk over the scans is a pass over the file at memory speed, made only
+    /// when a decode is asked for (opening a file does not pay it).
+    private func checkScanWork() throws(MagickIOError) {
+        var reader = ByteReader(bytes)
+        // Without a frame header libjpeg decodes no scan at all.
+        guard case .success(let frame) = JPEGSegments.frame(in: &reader) else { return }
+        let work = JPEGSegments.scanWork(in: bytes, after: frame)
+        if work.blockScans > JPEGSegments.maxBlockScans {
+            throw MagickIOError.limit("jpegScanWork", requested: work.blockScans, limit: JPEGSegments.maxBlockScans,
+                                      "the JPEG's \(work.scans) scans cover \(work.blockScans) blocks of \(frame.width)x\(frame.height)")
         }
     }
 

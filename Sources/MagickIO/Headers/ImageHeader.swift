@@ -22,6 +22,8 @@ struct ImageHeader: Sendable, Hashable {
     var rawEXIFChunk: Range<Int>?
     /// TIFF: whether each page (in IFD order, as far as the chain could be walked) has alpha.
     var pageAlpha: [Bool] = []
+    /// TIFF: each page's storage (in IFD order), for the cost of ImageMagick's read of it.
+    var tiffPages: [TIFFLayout] = []
     /// The EXIF orientation, when the header carries one.
     var orientation: Orientation?
     /// JPEG: where the EXIF data (its TIFF structure) lies in the file.
@@ -43,7 +45,7 @@ struct ImageHeader: Sendable, Hashable {
         case .png: header = parsePNG(&reader)
         case .gif: header = parseGIF(&reader)
         case .webp: header = parseWebP(&reader)
-        case .tiff: header = TIFFHeader.parse(bytes)
+        case .tiff: header = TIFFHeader.parse(bytes).map { var tiff = $0; tiff.tiffPages = TIFFLayout.pages(in: bytes); return tiff }
         case .heic, .avif: header = parseISOBMFF(&reader)
         default: header = nil
         }

@@ -12,6 +12,9 @@ struct StreamPlan: Sendable {
     /// The size the rows come at.
     var decoded: (width: Int, height: Int)
     var estimate: DecodeEstimate
+    /// HEIC/AVIF: the pixels of the larger picture than declared that libheif will hand over
+    /// (``ImageHeader/codedPixels``), which the rows may then come at instead of `decoded`.
+    var codedPixels: Int?
 }
 
 extension ImageSource {
@@ -33,7 +36,10 @@ extension ImageSource {
             decoded = stored
         case .heic, .avif:
             // libheif's size, turned by irot and cut by clap as it decodes (the header's is the
-            // coded one).
+            // coded one). A bitstream or grid canvas larger than declared: libheif 1.15 hands over
+            // that picture whatever `ispe` says (Xiph's layered AVIF declares 360x182 and decodes
+            // to 1436x730), and the thumbnail is made from it as ImageMagick's path makes it; the
+            // estimate is that picture's, checked before libheif decodes.
             scale = 8
             decoded = (frames[0].pixelWidth, frames[0].pixelHeight)
         default:
@@ -42,7 +48,7 @@ extension ImageSource {
         guard plan.stored.width <= decoded.width, plan.stored.height <= decoded.height else { return nil }
         let estimate = DecodeEstimate.streamed(format: format, header: header, stored: stored, decoded: decoded,
                                                output: plan.stored)
-        return StreamPlan(scale: scale, decoded: decoded, estimate: estimate)
+        return StreamPlan(scale: scale, decoded: decoded, estimate: estimate, codedPixels: format.isHEIF ? header.codedPixels : nil)
     }
 
     /// Refuses the own path's decode as ``checkLimits(frame:jpegHint:)`` refuses ImageMagick's:
@@ -81,7 +87,8 @@ extension ImageSource {
                             ? PipelinedRows(decoder) : nil
                         defer { pipelined?.stop() }  // joined before the input goes away
                         let rows: RowSource = pipelined ?? decoder
-                        try streamRows(rows, into: wand, size: plan.stored, expected: stream.decoded, interrupt: interrupt)
+                        try streamRows(rows, into: wand, size: plan.stored, expected: stream.decoded, codedPixels: stream.codedPixels,
+                                       interrupt: interrupt)
                         if let icc = rows.iccProfile {
                             wand.setProfile("icc", icc)
                         }
@@ -117,10 +124,15 @@ extension ImageSource {
     /// is idle: below it, starting the thread costs about what it saves.
     static let pipelineThreshold = 1_000_000
 
-    /// Resamples every row of `rows` to `size` into a new image in `wand`.
+    /// Resamples every row of `rows` to `size` into a new image in `wand`. The rows come at
+    /// `expected`, or (a HEIF picture larger than declared) at any size of at most `codedPixels`
+    /// no wider than the estimate counted.
     private func streamRows(_ rows: RowSource, into wand: Wand, size: (width: Int, height: Int),
-                            expected: (width: Int, height: Int), interrupt: Interrupt?) throws(RowSourceFailure) {
-        guard rows.width == expected.width, rows.height == expected.height else {
+                            expected: (width: Int, height: Int), codedPixels: Int?,
+                            interrupt: Interrupt?) throws(RowSourceFailure) {
+        let asExpected = rows.width == expected.width && rows.height == expected.height
+        let asCoded = codedPixels.map { rows.width.saturatingTimes(rows.height) <= $0 && rows.width <= DecodeEstimate.maxCodedWidth } ?? false
+        guard asExpected || asCoded else {
             throw .fallback("the decoder gave \(rows.width)x\(rows.height), the header \(expected.width)x\(expected.height)")
         }
         let map = rows.channels == 4 ? "RGBA" : "RGB"

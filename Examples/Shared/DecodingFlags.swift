@@ -1,0 +1,54 @@
+import ArgumentParser
+import MagickIO
+
+/// What `--strictness` takes: how much damage a decode may show (``Strictness``).
+public enum StrictnessChoice: String, CaseIterable, ExpressibleByArgument, Sendable {
+    case refuseDamage = "refuse-damage"
+    case refuseWarnings = "refuse-warnings"
+    case acceptPartial = "accept-partial"
+
+    /// The library's ``Strictness`` of the same name.
+    public var strictness: Strictness {
+        switch self {
+        case .refuseDamage: .refuseDamage
+        case .refuseWarnings: .refuseWarnings
+        case .acceptPartial: .acceptPartial
+        }
+    }
+}
+
+/// The decoding limits the tools share (`--memory-budget`, `--strictness`, `--time-limit`),
+/// mapped to ``DecodingOptions``. argument-parser prints each default after its help.
+public struct DecodingFlags: ParsableArguments, Sendable {
+    @Option(name: .customLong("memory-budget"),
+            help: ArgumentHelp("The most memory one decode may take, in MiB; a file that would need more is refused.",
+                               valueName: "MIB"))
+    public var memoryBudget = 256
+
+    @Option(help: ArgumentHelp("What a damaged file gives: refuse-damage (an error when pixels are lost), "
+                               + "refuse-warnings (an error on any decoder warning), accept-partial (what could be decoded).",
+                               valueName: "refuse-damage|refuse-warnings|accept-partial"))
+    public var strictness: StrictnessChoice = .refuseDamage
+
+    @Option(name: .customLong("time-limit"),
+            help: ArgumentHelp("The most time one file may take, in seconds (0: no limit).", valueName: "SECONDS"))
+    public var timeLimit: Double = 10
+
+    public init() {}
+
+    public func validate() throws {
+        guard memoryBudget >= 1, memoryBudget <= 1 << 30 else {
+            throw ValidationError("--memory-budget must be in 1...\(1 << 30) MiB (got \(memoryBudget)).")
+        }
+        guard timeLimit.isFinite, timeLimit >= 0, timeLimit <= 86_400 else {
+            throw ValidationError("--time-limit must be 0 (no limit) to 86400 seconds (got \(timeLimit)).")
+        }
+    }
+
+    /// The options a source is opened with.
+    public var options: DecodingOptions {
+        DecodingOptions(memoryBudget: memoryBudget << 20,
+                        timeLimit: timeLimit > 0 ? .milliseconds(Int64((timeLimit * 1000).rounded(.up))) : nil,
+                        strictness: strictness.strictness)
+    }
+}
