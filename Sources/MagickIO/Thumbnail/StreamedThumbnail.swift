@@ -1,13 +1,14 @@
 // Step 3 of the thumbnail pipeline done MagickIO's own way where the file allows: a JPEG's rows
-// from libjpeg-turbo at the DCT scale the plan chooses, a plain PNG's from libpng, or a HEIC's or
-// AVIF's from libheif's buffer flow straight into the resampler, and only the thumbnail-sized
-// result is ever held in ImageMagick's pixel cache. Everything else,
-// and any file these decoders warn about, takes ImageMagick's path (the fallback), which then
-// applies the source's strictness and reports what it finds.
+// from libjpeg-turbo at the DCT scale the plan chooses, a plain PNG's from libpng, a still WebP's
+// from libwebp at the whole-factor shrink the plan chooses, or a HEIC's or AVIF's from libheif's
+// buffer flow straight into the resampler, and only the thumbnail-sized result is ever held in
+// ImageMagick's pixel cache. Everything else, and any file these decoders warn about, takes
+// ImageMagick's path (the fallback), which then applies the source's strictness and reports what
+// it finds.
 
 /// How a thumbnail goes the own way: which decoder, at what size, at what cost.
 struct StreamPlan: Sendable {
-    /// JPEG: the DCT scale's numerator k (k/8); PNG, HEIF: 8.
+    /// JPEG: the DCT scale's numerator k (k/8); PNG, WebP (scaled to ``decoded``), HEIF: 8.
     var scale: Int
     /// The size the rows come at.
     var decoded: (width: Int, height: Int)
@@ -17,8 +18,8 @@ struct StreamPlan: Sendable {
 extension ImageSource {
     /// The own path's plan for frame `index`, or nil when its header already says ImageMagick
     /// must decode it: not a lone JPEG of three components, a non-interlaced RGB, RGBA or
-    /// palette PNG, or a HEIC or AVIF, an enlargement, or metadata to keep (ImageMagick's path
-    /// copies it).
+    /// palette PNG, a still WebP, or a HEIC or AVIF, an enlargement, or metadata to keep
+    /// (ImageMagick's path copies it).
     func streamPlan(_ plan: ThumbnailPlan, at index: Int, options: ThumbnailOptions) -> StreamPlan? {
         guard index == 0, count == 1, options.metadata == .stripAll, options.ownDecoders, let header else { return nil }
         let stored = (width: header.width, height: header.height)
@@ -31,6 +32,11 @@ extension ImageSource {
         case .png where !header.isInterlaced && header.components >= 3:
             scale = 8
             decoded = stored
+        case .webp:
+            // An animation (more than one frame) is composited by ImageMagick's path; libwebp
+            // scales a still one as it decodes.
+            scale = 8
+            decoded = WebPScale.scaledSize(width: stored.width, height: stored.height, target: plan.stored)
         case .heic, .avif:
             // libheif's size, turned by irot and cut by clap as it decodes (the header's is the
             // coded one).
@@ -41,7 +47,7 @@ extension ImageSource {
         }
         guard plan.stored.width <= decoded.width, plan.stored.height <= decoded.height else { return nil }
         let estimate = DecodeEstimate.streamed(format: format, header: header, stored: stored, decoded: decoded,
-                                               output: plan.stored)
+                                               output: plan.stored, fileBytes: bytes.count)
         return StreamPlan(scale: scale, decoded: decoded, estimate: estimate)
     }
 
@@ -71,6 +77,8 @@ extension ImageSource {
                                          memoryLimit: decodingOptions.memoryBudget, interrupt: interrupt)
                         case .png:
                             try PNGRows(input: input, descriptor: descriptor, size: size)
+                        case .webp:
+                            try WebPRows(input: input, descriptor: descriptor, size: size, scaled: stream.decoded)
                         default:
                             try HEIFRows(bytes, maxPixelCount: decodingOptions.maxPixelCount)
                         }
@@ -86,7 +94,12 @@ extension ImageSource {
                             wand.setProfile("icc", icc)
                         }
                     }
-                    return format == .jpeg ? .libjpeg : format == .png ? .libpng : .libheif
+                    return switch format {
+                    case .jpeg: .libjpeg
+                    case .png: .libpng
+                    case .webp: .libwebp
+                    default: .libheif
+                    }
                 }
             }
             switch decoded {
