@@ -145,12 +145,22 @@ public struct ImageSource: Sendable {
         self.headerWarnings = headerWarnings
     }
 
-    /// One ping for every frame's properties. ImageMagick's ping already refuses an image over the
-    /// width/height limits; for such an image the Swift header gives the size (JPEG pings again at
+    /// One ping for every frame's properties (a still WebP's through ``WebPPing``'s stand-in).
+    /// ImageMagick's ping already refuses an image over the width/height limits; for such an image the Swift header gives the size (JPEG pings again at
     /// a reduced scale for the rest), so that it can still be opened and thumbnailed.
     private static func ping(_ bytes: SourceBytes, format: ImageFormat, header: ImageHeader?,
                              options: DecodingOptions) throws(MagickIOError) -> ([ImageProperties], [DecoderWarning]) {
-        try Wand.withThreadWand { wand throws(MagickIOError) in
+        if format == .webp, let header,
+           let standIn = WebPPing.standIn(bytes, header: header, maxMetadataBytes: options.maxMetadataBytes) {
+            return try Wand.withThreadWand { wand throws(MagickIOError) in
+                let warnings = try wand.read(standIn, format: format, ping: true, strictness: options.strictness)
+                var properties = ImageProperties(wand: wand, format: format)
+                properties.pixelWidth = header.width
+                properties.pixelHeight = header.height
+                return ([properties], warnings)
+            }
+        }
+        return try Wand.withThreadWand { wand throws(MagickIOError) in
             let warnings: [DecoderWarning]
             do throws(MagickIOError) {
                 warnings = try wand.read(bytes, format: format, ping: true, strictness: options.strictness)
