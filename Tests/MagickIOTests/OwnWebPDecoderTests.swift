@@ -183,13 +183,7 @@ struct OwnWebPDecoderTests {
     @Test("a 24 MP lossy WebP thumbnails at default settings in at most 48 MiB", .timeLimit(.minutes(10)),
           .enabled(if: !runningUnderSanitizer, "a sanitizer's allocator changes the peak"))
     func twentyFourMegapixels() throws {
-        let input = try LargeImages.cached("24mp.webp") { url in
-            let jpeg = try LargeImages.cached("24mp-for-webp.jpg") {
-                try LargeImages.writeJPEG(to: $0, width: 11_158, height: 2_156, quality: 90)
-            }
-            let image = try ImageSource(url: jpeg, options: DecodingOptions(memoryBudget: 1 << 30)).image()
-            try image.encoded(as: .webp(quality: 80), metadata: .stripAll).write(to: url)
-        }
+        let input = try Self.twentyFourMegapixelWebP()
         let source = try ImageSource(url: input)
         #expect(source.frames[0].pixelWidth == 11_158)
         #expect(try source.thumbnail(maxPixelSize: 64).decoder == .libwebp)
@@ -200,7 +194,30 @@ struct OwnWebPDecoderTests {
         #expect(run.temporaryFiles.isEmpty)
     }
 
+    @Test("a WebP thumbnail decoded on two threads is the one decoded on one", .timeLimit(.minutes(10)))
+    func pipelined() throws {
+        // 2048 wide: libwebp shrinks by 2 (5579x1078, over the pipelining threshold).
+        let source = try ImageSource(url: try Self.twentyFourMegapixelWebP())
+        let two = try DecodeActivity.$idleCoreOverride.withValue(true) { try source.thumbnail(maxPixelSize: 2048) }
+        let one = try DecodeActivity.$idleCoreOverride.withValue(false) { try source.thumbnail(maxPixelSize: 2048) }
+        #expect(two.decoder == .libwebp && one.decoder == .libwebp)
+        #expect(two.width == 2048 && two.height == 396)
+        #expect(try two.pixels(.rgba8) == one.pixels(.rgba8))
+    }
+
     // MARK: - Helpers
+
+    /// An 11158x2156 lossy WebP (the size of the public file), encoded once by
+    /// ImageMagick's WebP writer from a generated photo-like JPEG (cwebp is not on CI).
+    static func twentyFourMegapixelWebP() throws -> URL {
+        try LargeImages.cached("24mp.webp") { url in
+            let jpeg = try LargeImages.cached("24mp-for-webp.jpg") {
+                try LargeImages.writeJPEG(to: $0, width: 11_158, height: 2_156, quality: 90)
+            }
+            let image = try ImageSource(url: jpeg, options: DecodingOptions(memoryBudget: 1 << 30)).image()
+            try image.encoded(as: .webp(quality: 80), metadata: .stripAll).write(to: url)
+        }
+    }
 
     private func expectSame(_ own: Image, _ magick: Image, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         #expect(own.width == magick.width && own.height == magick.height, "\(what): \(own.width)x\(own.height) vs \(magick.width)x\(magick.height)", sourceLocation: sourceLocation)
