@@ -205,6 +205,18 @@ struct OwnWebPDecoderTests {
         #expect(try two.pixels(.rgba8) == one.pixels(.rgba8))
     }
 
+    @Test("a stop reaches the WebP decoder between two rows", .timeLimit(.minutes(10)))
+    func stopsBetweenRows() throws {
+        let source = try ImageSource(url: try Self.twentyFourMegapixelWebP())
+        let interrupt = Interrupt()
+        let outcome = CancellationTests.cancelAtFirstProgress(interrupt) { () throws(MagickIOError) in
+            _ = try source.thumbnail(.maxPixelSize(1024), at: 0, allowUpscale: false, options: ThumbnailOptions(),
+                                     interrupt: interrupt)
+        }
+        #expect(outcome == .cancelled)
+        #expect(interrupt.stopsByMonitor.load(ordering: .relaxed) >= 1, "a progress point stopped it")
+    }
+
     // MARK: - Helpers
 
     /// An 11158x2156 lossy WebP (the size of the public file), encoded once by
