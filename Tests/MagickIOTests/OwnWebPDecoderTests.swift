@@ -147,8 +147,8 @@ struct OwnWebPDecoderTests {
         defer { close(descriptor) }
         try data.withUnsafeBytes { raw in
             let base = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            let memory = try WebPRows(input: base, descriptor: -1, size: raw.count, scaled: (61, 46))
-            let file = try WebPRows(input: nil, descriptor: descriptor, size: raw.count, scaled: (61, 46))
+            let memory = try WebPRows(input: base, descriptor: -1, size: raw.count, stored: (160, 120), scaled: (61, 46))
+            let file = try WebPRows(input: nil, descriptor: descriptor, size: raw.count, stored: (160, 120), scaled: (61, 46))
             #expect(memory.width == 61 && memory.height == 46 && memory.channels == 4)
             var a = [Float](repeating: 0, count: 61 * 4), b = a
             for _ in 0..<46 {
@@ -158,6 +158,9 @@ struct OwnWebPDecoderTests {
             }
             try memory.finish()
             try file.finish()
+            #expect(throws: RowSourceFailure.self) {
+                try WebPRows(input: base, descriptor: -1, size: raw.count, stored: (161, 120), scaled: (61, 46))
+            }
         }
     }
 

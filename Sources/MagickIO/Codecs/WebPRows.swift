@@ -25,15 +25,19 @@ final class WebPRows: RawRowSource {
     /// The largest ICCP chunk taken: a bigger one is ImageMagick's to judge.
     static let iccLimit = 16 << 20
 
-    /// The header of `input` read and decoding started at `scaled` (the stored size when nil or
-    /// not smaller). Throws a fallback for an animation.
-    init(input: UnsafePointer<UInt8>?, descriptor: Int32, size: Int, scaled: (width: Int, height: Int))
-        throws(RowSourceFailure) {
+    /// The header of `input` read and decoding started at `scaled` (no larger than the stored
+    /// size). Throws a fallback for an animation, and for a bitstream whose size is not the
+    /// `stored` one the plan was made for (the Swift header's).
+    init(input: UnsafePointer<UInt8>?, descriptor: Int32, size: Int, stored expected: (width: Int, height: Int),
+         scaled: (width: Int, height: Int)) throws(RowSourceFailure) {
         guard let decoder = mio_webp_create() else { throw .fallback("libwebp could not start") }
         self.decoder = decoder
         try check(mio_webp_open(decoder, input, descriptor, size, Self.iccLimit, &info))
         guard info.has_animation == 0 else { throw .fallback("an animated WebP") }
         let stored = (width: Int(info.width), height: Int(info.height))
+        guard stored == expected else {
+            throw .fallback("libwebp reads \(stored.width)x\(stored.height), the header \(expected.width)x\(expected.height)")
+        }
         guard scaled.width >= 1, scaled.height >= 1, scaled.width <= stored.width, scaled.height <= stored.height else {
             throw .fallback("a WebP of \(stored.width)x\(stored.height), asked for \(scaled.width)x\(scaled.height)")
         }

@@ -10,7 +10,8 @@
 struct StreamPlan: Sendable {
     /// JPEG: the DCT scale's numerator k (k/8); PNG, WebP (scaled to ``decoded``), HEIF: 8.
     var scale: Int
-    /// The size the rows come at.
+    /// The size as stored (the header's) and the size the rows come at.
+    var stored: (width: Int, height: Int)
     var decoded: (width: Int, height: Int)
     var estimate: DecodeEstimate
 }
@@ -48,7 +49,7 @@ extension ImageSource {
         guard plan.stored.width <= decoded.width, plan.stored.height <= decoded.height else { return nil }
         let estimate = DecodeEstimate.streamed(format: format, header: header, stored: stored, decoded: decoded,
                                                output: plan.stored, fileBytes: bytes.count)
-        return StreamPlan(scale: scale, decoded: decoded, estimate: estimate)
+        return StreamPlan(scale: scale, stored: stored, decoded: decoded, estimate: estimate)
     }
 
     /// Refuses the own path's decode as ``checkLimits(frame:jpegHint:)`` refuses ImageMagick's:
@@ -78,7 +79,8 @@ extension ImageSource {
                         case .png:
                             try PNGRows(input: input, descriptor: descriptor, size: size)
                         case .webp:
-                            try WebPRows(input: input, descriptor: descriptor, size: size, scaled: stream.decoded)
+                            try WebPRows(input: input, descriptor: descriptor, size: size, stored: stream.stored,
+                                         scaled: stream.decoded)
                         default:
                             try HEIFRows(bytes, maxPixelCount: decodingOptions.maxPixelCount)
                         }
