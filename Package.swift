@@ -31,14 +31,15 @@ let package = Package(
             pkgConfig: "libjpeg",
             providers: [.apt(["libjpeg62-turbo-dev", "zlib1g-dev"])]
         ),
-        // MagickIO's own read paths for JPEG and PNG thumbnails: rows straight from libjpeg-turbo
-        // and libpng (the libraries ImageMagick reads these formats with) into the resampler.
-        // C only where the libraries' setjmp error handling needs it; headers from
-        // libjpeg62-turbo-dev and libpng-dev; zlib (zlib1g-dev) counts what metadata inflates to.
+        // MagickIO's own read paths for JPEG, PNG and WebP thumbnails: rows straight from
+        // libjpeg-turbo, libpng and libwebp (the libraries ImageMagick reads these formats with)
+        // into the resampler. C only where the libraries' setjmp error handling or their
+        // incremental state needs it; headers from libjpeg62-turbo-dev, libpng-dev, libwebp-dev;
+        // zlib (zlib1g-dev) counts what metadata inflates to.
         .target(
             name: "CCodecs",
             path: "Sources/CCodecs",
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("z")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("webp"), .linkedLibrary("z")]
         ),
         // The counting allocator under ImageMagick's heap (SetMagickMemoryMethods), which holds
         // each decode to its share: C because it runs on every ImageMagick allocation. libc only.

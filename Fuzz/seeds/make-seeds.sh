@@ -9,3 +9,4 @@ convert "${picture[@]}" -quality 50 tiny.avif
 convert "${picture[@]}" BMP3:tiny.bmp
 convert "${picture[@]}" -define webp:lossless=true tiny-lossless.webp
 convert "${picture[@]}" -alpha set -channel A -evaluate set 50% +channel -quality 80 tiny-alpha.webp
+convert "${picture[@]}" -quality 60 tiny-lossy.webp

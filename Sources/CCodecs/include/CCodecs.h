@@ -1,12 +1,12 @@
 #ifndef CCODECS_H
 #define CCODECS_H
 
-// MagickIO's own read paths for thumbnails: rows straight from libjpeg-turbo and libpng, the
-// libraries ImageMagick itself reads JPEG and PNG with. Each call catches the library's errors
-// (setjmp inside the call, never across Swift frames) and returns a status; the message of the
-// first error or warning is kept for the caller. Nothing here allocates more than the library's
-// own state, its row buffers and, for a progressive JPEG, libjpeg's coefficient buffer, which
-// `memory_limit` bounds.
+// MagickIO's own read paths for thumbnails: rows straight from libjpeg-turbo, libpng and
+// libwebp, the libraries ImageMagick itself reads JPEG, PNG and WebP with. Each call catches the
+// library's errors (setjmp inside the call, never across Swift frames) and returns a status; the
+// message of the first error or warning is kept for the caller. Nothing here allocates more than
+// the library's own state, its row buffers and, for a progressive JPEG, libjpeg's coefficient
+// buffer, which `memory_limit` bounds (for WebP, see its section).
 
 #include <stddef.h>
 #include <stdint.h>
@@ -120,5 +120,44 @@ void mio_inflate_destroy(mio_inflate *inflater);
 // wants more input, 1 at its end, 2 once past `cap`, -1 when the stream is damaged; once
 // nonzero, later calls only repeat it.
 int mio_inflate_count(mio_inflate *inflater, const uint8_t *data, size_t length, uint64_t cap, uint64_t *total);
+
+// ---- WebP ------------------------------------------------------------------------------------
+
+// libwebp's incremental decoder, fed a step of the file at a time (pread from `fd`, or the
+// bytes in memory read where they lie), at a scaled size libwebp's own rescaler makes as it
+// decodes: the only picture held is the scaled RGB(A) output, the decoder's state and, read
+// from a descriptor, the file (read into one buffer a step at a time). No longjmp: libwebp
+// returns statuses.
+
+typedef struct mio_webp mio_webp;
+
+typedef struct {
+    uint32_t width, height;       // the bitstream's
+    int has_alpha;
+    int has_animation;            // an ANIM or ANMF chunk: not decoded here
+    int format;                   // 0 mixed or unknown, 1 lossy, 2 lossless
+    size_t data_offset;           // the first image chunk (VP8, VP8L or ALPH)
+    uint32_t output_width, output_height;  // after mio_webp_start
+    int output_channels;          // after mio_webp_start: 3 (RGB) or 4 (RGBA, straight alpha)
+} mio_webp_info;
+
+// NULL only when out of memory.
+mio_webp *mio_webp_create(void);
+void mio_webp_destroy(mio_webp *webp);
+// Walks the chunks before the image data (keeps an ICCP profile of at most `icc_limit` bytes)
+// and reads the bitstream's features, from `data` or, when it is NULL, from `fd` (as
+// mio_jpeg_open). An animation stops the walk with has_animation set. 0 on success.
+int mio_webp_open(mio_webp *webp, const uint8_t *data, int fd, size_t size, size_t icc_limit, mio_webp_info *info);
+// Starts the incremental decoder, scaled to `width` x `height` when that differs from the
+// bitstream's size, to RGB (or RGBA with alpha). 0 on success.
+int mio_webp_start(mio_webp *webp, uint32_t width, uint32_t height, mio_webp_info *info);
+// Reads the next row, output_width * output_channels bytes, decoding more of the file as
+// needed. 0 on success; -1 on a bitstream error or when the file ends first.
+int mio_webp_read_row(mio_webp *webp, uint8_t *row);
+// Decodes what is left of the file after the rows read. 0 when the bitstream ends complete.
+int mio_webp_finish(mio_webp *webp);
+// The ICCP chunk's profile, owned by the decoder, or NULL.
+const uint8_t *mio_webp_icc(const mio_webp *webp, size_t *length);
+const char *mio_webp_message(const mio_webp *webp);
 
 #endif

@@ -108,13 +108,25 @@ struct DecodeEstimate: Sendable, Hashable {
     /// counted as 64 more floats a pixel of width), and the output image (``resizeBytes``). A HEIC
     /// or AVIF is held whole by libheif: what the other path counts for it beyond the cache
     /// (its planes, the codec's frames, the RGB(A) copy the rows come from), and its codec's
-    /// allowance.
+    /// allowance. A WebP: libwebp's scaled RGBA output, the `fileBytes` its incremental decoder
+    /// appends, and its state: for a lossless bitstream (or one not known to be lossy) the whole
+    /// stored image and its transforms (5 bytes a pixel), for a lossy one its alpha plane and
+    /// the alpha's own decode (2 bytes a pixel, when it may have alpha) and its rows.
     static func streamed(format: ImageFormat, header: ImageHeader?, stored: (width: Int, height: Int),
-                         decoded: (width: Int, height: Int), output: (width: Int, height: Int)) -> DecodeEstimate {
+                         decoded: (width: Int, height: Int), output: (width: Int, height: Int),
+                         fileBytes: Int = 0) -> DecodeEstimate {
         var extra = 0
+        let storedPixels = stored.width.saturatingTimes(stored.height)
         if format == .jpeg, header?.isProgressive ?? true {
             let samples = header?.samplesPerPixel ?? 4
-            extra = bytes(Double(stored.width.saturatingTimes(stored.height)) * samples * 2)
+            extra = bytes(Double(storedPixels) * samples * 2)
+        }
+        if format == .webp {
+            let lossless = header?.isLossless ?? true
+            let state = lossless ? storedPixels.saturatingTimes(5)
+                : storedPixels.saturatingTimes(header?.hasAlpha == false ? 0 : 2).saturatingPlus(stored.width.saturatingTimes(64))
+            extra = decoded.width.saturatingTimes(decoded.height).saturatingTimes(4)
+                .saturatingPlus(fileBytes).saturatingPlus(state)
         }
         var overhead = fixedOverhead
         if format.isHEIF {

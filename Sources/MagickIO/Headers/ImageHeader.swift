@@ -16,6 +16,9 @@ struct ImageHeader: Sendable, Hashable {
     /// JPEG: coded samples per pixel over all components, after chroma subsampling (3 for 4:4:4,
     /// 1.5 for 4:2:0): what the coefficient buffer of a progressive decode scales with.
     var samplesPerPixel: Double = 3
+    /// WebP: the image data is lossless (VP8L), for which libwebp holds the whole stored image
+    /// while decoding; nil when the walk did not reach it (the cost model then assumes it is).
+    var isLossless: Bool?
     /// PNG: Adam7 interlacing, for which libpng holds the whole image while decoding.
     var isInterlaced = false
     /// PNG: where a text chunk holding EXIF as a "Raw profile type exif" lies (the whole chunk).
@@ -138,6 +141,9 @@ struct ImageHeader: Sendable, Hashable {
         guard var header = parseWebPBitstream(&reader) else { return nil }
         // An extended file's EXIF chunk comes after the image data: walk the chunk headers to it.
         RIFFChunks.walk(&reader) { reader, chunk in
+            if chunk.id == "VP8L" || chunk.id == "VP8 " {
+                header.isLossless = header.isLossless ?? (chunk.id == "VP8L")
+            }
             guard chunk.id == "EXIF" else { return true }
             header.orientation = reader.bytes(at: chunk.data.lowerBound, min(chunk.length, 1 << 16)).flatMap(EXIF.orientation)
             return false
@@ -155,12 +161,13 @@ struct ImageHeader: Sendable, Hashable {
         case "VP8L":
             guard chunk[8] == 0x2F else { return nil }
             let bits = Int(chunk[9]) | Int(chunk[10]) << 8 | Int(chunk[11]) << 16 | Int(chunk[12]) << 24
-            return ImageHeader(width: (bits & 0x3FFF) + 1, height: ((bits >> 14) & 0x3FFF) + 1, hasAlpha: (bits >> 28) & 1 == 1)
+            return ImageHeader(width: (bits & 0x3FFF) + 1, height: ((bits >> 14) & 0x3FFF) + 1, hasAlpha: (bits >> 28) & 1 == 1,
+                               isLossless: true)
         case "VP8 ":
             guard chunk[11] == 0x9D, chunk[12] == 0x01, chunk[13] == 0x2A else { return nil }
             return ImageHeader(
                 width: (Int(chunk[14]) | Int(chunk[15]) << 8) & 0x3FFF,
-                height: (Int(chunk[16]) | Int(chunk[17]) << 8) & 0x3FFF)
+                height: (Int(chunk[16]) | Int(chunk[17]) << 8) & 0x3FFF, isLossless: false)
         default:
             return nil
         }

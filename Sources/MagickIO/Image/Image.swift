@@ -33,6 +33,7 @@ public struct Image: Sendable {
         case imageMagick = "ImageMagick"
         case libjpeg = "libjpeg-turbo"
         case libpng
+        case libwebp
         case libheif
     }
 

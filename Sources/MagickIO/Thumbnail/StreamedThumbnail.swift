@@ -1,15 +1,17 @@
 // Step 3 of the thumbnail pipeline done MagickIO's own way where the file allows: a JPEG's rows
-// from libjpeg-turbo at the DCT scale the plan chooses, a plain PNG's from libpng, or a HEIC's or
-// AVIF's from libheif's buffer flow straight into the resampler, and only the thumbnail-sized
-// result is ever held in ImageMagick's pixel cache. Everything else,
-// and any file these decoders warn about, takes ImageMagick's path (the fallback), which then
-// applies the source's strictness and reports what it finds.
+// from libjpeg-turbo at the DCT scale the plan chooses, a plain PNG's from libpng, a still WebP's
+// from libwebp at the whole-factor shrink the plan chooses, or a HEIC's or AVIF's from libheif's
+// buffer flow straight into the resampler, and only the thumbnail-sized result is ever held in
+// ImageMagick's pixel cache. Everything else, and any file these decoders warn about, takes
+// ImageMagick's path (the fallback), which then applies the source's strictness and reports what
+// it finds.
 
 /// How a thumbnail goes the own way: which decoder, at what size, at what cost.
 struct StreamPlan: Sendable {
-    /// JPEG: the DCT scale's numerator k (k/8); PNG, HEIF: 8.
+    /// JPEG: the DCT scale's numerator k (k/8); PNG, WebP (scaled to ``decoded``), HEIF: 8.
     var scale: Int
-    /// The size the rows come at.
+    /// The size as stored (the header's) and the size the rows come at.
+    var stored: (width: Int, height: Int)
     var decoded: (width: Int, height: Int)
     var estimate: DecodeEstimate
     /// HEIC/AVIF: the pixels of the larger picture than declared that libheif will hand over
@@ -20,8 +22,8 @@ struct StreamPlan: Sendable {
 extension ImageSource {
     /// The own path's plan for frame `index`, or nil when its header already says ImageMagick
     /// must decode it: not a lone JPEG of three components, a non-interlaced RGB, RGBA or
-    /// palette PNG, or a HEIC or AVIF, an enlargement, or metadata to keep (ImageMagick's path
-    /// copies it).
+    /// palette PNG, a still WebP, or a HEIC or AVIF, an enlargement, or metadata to keep
+    /// (ImageMagick's path copies it).
     func streamPlan(_ plan: ThumbnailPlan, at index: Int, options: ThumbnailOptions) -> StreamPlan? {
         guard index == 0, count == 1, options.metadata == .stripAll, options.ownDecoders, let header else { return nil }
         let stored = (width: header.width, height: header.height)
@@ -34,6 +36,11 @@ extension ImageSource {
         case .png where !header.isInterlaced && header.components >= 3:
             scale = 8
             decoded = stored
+        case .webp:
+            // An animation (more than one frame) is composited by ImageMagick's path; libwebp
+            // scales a still one as it decodes.
+            scale = 8
+            decoded = WebPScale.scaledSize(width: stored.width, height: stored.height, target: plan.stored)
         case .heic, .avif:
             // libheif's size, turned by irot and cut by clap as it decodes (the header's is the
             // coded one). A bitstream or grid canvas larger than declared: libheif 1.15 hands over
@@ -47,8 +54,9 @@ extension ImageSource {
         }
         guard plan.stored.width <= decoded.width, plan.stored.height <= decoded.height else { return nil }
         let estimate = DecodeEstimate.streamed(format: format, header: header, stored: stored, decoded: decoded,
-                                               output: plan.stored)
-        return StreamPlan(scale: scale, decoded: decoded, estimate: estimate, codedPixels: format.isHEIF ? header.codedPixels : nil)
+                                               output: plan.stored, fileBytes: bytes.count)
+        return StreamPlan(scale: scale, stored: stored, decoded: decoded, estimate: estimate,
+                          codedPixels: format.isHEIF ? header.codedPixels : nil)
     }
 
     /// Refuses the own path's decode as ``checkLimits(frame:jpegHint:)`` refuses ImageMagick's:
@@ -77,6 +85,9 @@ extension ImageSource {
                                          memoryLimit: decodingOptions.memoryBudget, interrupt: interrupt)
                         case .png:
                             try PNGRows(input: data, descriptor: descriptor, size: size)
+                        case .webp:
+                            try WebPRows(input: data, descriptor: descriptor, size: size, stored: stream.stored,
+                                         scaled: stream.decoded)
                         default:
                             try HEIFRows(input.bytes, maxPixelCount: decodingOptions.maxPixelCount)
                         }
@@ -93,7 +104,12 @@ extension ImageSource {
                             wand.setProfile("icc", icc)
                         }
                     }
-                    return format == .jpeg ? .libjpeg : format == .png ? .libpng : .libheif
+                    return switch format {
+                    case .jpeg: .libjpeg
+                    case .png: .libpng
+                    case .webp: .libwebp
+                    default: .libheif
+                    }
                 }
             }
             switch decoded {
