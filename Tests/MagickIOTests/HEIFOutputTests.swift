@@ -80,6 +80,21 @@ struct HEIFOutputTests {
         }
     }
 
+    @Test("many threads encode at once, each with an encoder of its own")
+    func concurrent() async throws {
+        try #require(EncodingFormat.avif(quality: 60).isAvailable && EncodingFormat.heic(quality: 60).isAvailable)
+        let thumb = try await Fixture.source("rgba-quadrants.png").thumbnail(maxPixelSize: 48)
+        try await withThrowingTaskGroup(of: ImageProperties.self) { group in
+            for index in 0..<8 {
+                let format: EncodingFormat = index.isMultiple(of: 2) ? .avif(quality: 60) : .heic(quality: 60)
+                group.addTask { try await ImageSource(data: thumb.encoded(as: format)).properties(at: 0) }
+            }
+            for try await properties in group {
+                #expect(properties.pixelWidth == 48 && properties.pixelHeight == 32 && properties.hasAlpha)
+            }
+        }
+    }
+
     /// The colour image's chroma sampling from the first av1C (AV1 codec configuration) or hvcC
     /// (HEVC decoder configuration) box that is not monochrome, as "4:4:4", "4:2:2" or "4:2:0".
     func colourSampling(_ data: Data) -> String? {
