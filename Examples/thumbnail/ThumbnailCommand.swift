@@ -5,13 +5,14 @@ import MagickIO
 
 /// The output formats `--format` takes.
 enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
-    case jpeg, png, webp
+    case jpeg, png, webp, avif
 
     init?(argument: String) {
         switch argument.lowercased() {
         case "jpeg", "jpg": self = .jpeg
         case "png": self = .png
         case "webp": self = .webp
+        case "avif": self = .avif
         default: return nil
         }
     }
@@ -23,6 +24,7 @@ enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
         case .jpeg: .jpeg(quality: quality)
         case .png: .png
         case .webp: .webp(quality: quality)
+        case .avif: .avif(quality: quality)
         }
     }
 }
@@ -52,7 +54,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
             webp tif tiff heic heif avif bmp, any case), skipping the output directory. With no \
             INPUT the bundled sample images are used.
 
-            Thumbnails go to DIR/<path below the input, without extension>.<jpg|png|webp>; inputs \
+            Thumbnails go to DIR/<path below the input, without extension>.<jpg|png|webp|avif>; inputs \
             that would share an output get -2, -3, ... in input order.
 
             Exit status: 0 when every input was done, 1 when some failed (the others are still \
@@ -69,10 +71,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Directory the thumbnails are written to.", valueName: "DIR"))
     var output: String = "thumbnails"
 
-    @Option(name: .long, help: ArgumentHelp("Output format.", valueName: "jpeg|png|webp"))
+    @Option(name: .long, help: ArgumentHelp("Output format (AVIF through libheif, alpha kept).", valueName: "jpeg|png|webp|avif"))
     var format: OutputFormat = .jpeg
 
-    @Option(name: .long, help: ArgumentHelp("JPEG and WebP quality, 1...100.", valueName: "Q"))
+    @Option(name: .long, help: ArgumentHelp("JPEG, WebP and AVIF quality, 1...100 (AVIF keeps full chroma from 90 up).", valueName: "Q"))
     var quality: Int = 85
 
     @Option(name: .long, help: ArgumentHelp("Thumbnails made at once (default: the active processor count).", valueName: "N"))
@@ -95,6 +97,9 @@ struct ThumbnailCommand: AsyncParsableCommand {
         }
         guard (1...100).contains(quality) else {
             throw ValidationError("--quality must be in 1...100 (got \(quality)).")
+        }
+        guard format.encoding(quality: quality).isAvailable else {
+            throw ValidationError("this machine cannot write \(format.rawValue) (no encoder).")
         }
         guard jobs >= 1 else {
             throw ValidationError("--jobs must be at least 1 (got \(jobs)).")

@@ -60,13 +60,19 @@ struct GalleryTests {
         }
     }
 
-    @Test("WebP when the request's Accept prefers it, JPEG otherwise")
-    func webp() async throws {
-        try #require(EncodingFormat.webp(quality: 80).isAvailable)
+    @Test("AVIF for a browser that names it, WebP when Accept prefers it, JPEG otherwise")
+    func negotiated() async throws {
+        try #require(EncodingFormat.webp(quality: 80).isAvailable && EncodingFormat.avif(quality: 60).isAvailable)
         let folder = try GalleryFolder()
         try await folder.application().test(.live) { client in
             let chromium = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"
             try await client.execute(uri: "/thumbnails/photo.jpg", method: .get, headers: [.accept: chromium]) { response in
+                #expect(response.headers[.contentType] == "image/avif")
+                let format = try ImageSource(data: Data(buffer: response.body)).format
+                #expect(format == .avif)
+            }
+            let firefoxBefore = "image/webp,*/*"
+            try await client.execute(uri: "/thumbnails/photo.jpg", method: .get, headers: [.accept: firefoxBefore]) { response in
                 #expect(response.headers[.contentType] == "image/webp")
                 let format = try ImageSource(data: Data(buffer: response.body)).format
                 #expect(format == .webp)

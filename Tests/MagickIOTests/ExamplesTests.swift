@@ -84,6 +84,7 @@ struct ExamplesTests {
         ("jpeg", "jpg", ImageFormat.jpeg, false),
         ("png", "png", ImageFormat.png, true),
         ("webp", "webp", ImageFormat.webp, true),
+        ("avif", "avif", ImageFormat.avif, true),
     ])
     func thumbnailFormats(option: String, fileExtension: String, format: ImageFormat, keepsAlpha: Bool) async throws {
         let sandbox = try Sandbox()

@@ -3,7 +3,9 @@
 # Chromium (Debian's `chromium`): the placeholders alone (the page as served, its thumbnail URLs
 # pointed at a closed port, so only the ThumbHashes its script decodes are painted), then the page
 # itself once the thumbnails have loaded. Run by hand: `bash scripts/gallery/screenshot.sh [OUT]`
-# (default /tmp/gallery-screenshots). Loopback only.
+# (default /tmp/gallery-screenshots); GALLERY_BIN=path uses a gallery already built instead of a
+# release build. Loopback only. It also lists the format each thumbnail is served in to
+# Chromium's image `Accept` (AVIF where this libheif writes it) with its `Vary`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out="${1:-/tmp/gallery-screenshots}"
@@ -13,8 +15,11 @@ mkdir -p "$out"
 command -v chromium >/dev/null || {
     apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium
 }
-swift build -c release --product gallery 2>&1 | tail -1
-bin="$(swift build -c release --show-bin-path)/gallery"
+bin="${GALLERY_BIN:-}"
+if [ -z "$bin" ]; then
+    swift build -c release --product gallery 2>&1 | tail -1
+    bin="$(swift build -c release --show-bin-path)/gallery"
+fi
 
 cache="$(mktemp -d)"
 "$bin" --port "$port" --cache "$cache" &
@@ -35,4 +40,11 @@ curl -sf "http://127.0.0.1:$port/" | sed "s|src=\"/thumbnails/|src=\"http://127.
 shoot "$out/placeholders.png" "file://$out/placeholders.html"
 # 2. Then the thumbnails, from the live server.
 shoot "$out/thumbnails.png" "http://127.0.0.1:$port/"
+# 3. What the browser was sent: Chromium asks for images with this Accept.
+accept="image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"
+curl -sf "http://127.0.0.1:$port/" | grep -o 'src="/thumbnails/[^"]*"' | sed 's/^src="//; s/"$//' |
+    while read -r path; do
+        printf '%s\t%s\n' "$path" "$(curl -sf -o /dev/null -D - -H "Accept: $accept" "http://127.0.0.1:$port$path" |
+            tr -d '\r' | grep -i -E '^(content-type|vary):' | tr '\n' ' ')"
+    done | tee "$out/formats.txt"
 ls -l "$out"/*.png

@@ -5,8 +5,10 @@
 /// if EncodingFormat.avif(quality: 60).isAvailable { ... }
 /// ```
 ///
-/// JPEG, PNG and WebP are always there with Debian's ImageMagick; HEIC and AVIF need its HEIC
-/// coder built with libheif encoders (check ``isAvailable``).
+/// JPEG, PNG and WebP are written by ImageMagick and always there with Debian's ImageMagick. HEIC
+/// and AVIF are written by libheif (x265 and aom in Debian 12's libheif 1.15), with alpha; where
+/// libheif or its encoder is missing, ``isAvailable`` is false and encoding throws
+/// ``MagickIOError/Kind/encodingFailed``.
 public enum EncodingFormat: Sendable, Hashable {
     /// Baseline JPEG at `quality` 1...100; alpha is flattened onto white.
     case jpeg(quality: Int)
@@ -14,9 +16,11 @@ public enum EncodingFormat: Sendable, Hashable {
     case png
     /// Lossy WebP at `quality` 1...100, alpha kept.
     case webp(quality: Int)
-    /// HEIC (HEVC) at `quality` 1...100, where ImageMagick's HEIC coder can encode.
+    /// HEIC (HEVC, through libheif's x265 encoder) at `quality` 1...100, alpha kept; 8-bit,
+    /// chroma 4:4:4 from quality 90 up and 4:2:0 below.
     case heic(quality: Int)
-    /// AVIF (AV1) at `quality` 1...100, where ImageMagick's AVIF coder can encode.
+    /// AVIF (AV1, through libheif's aom encoder) at `quality` 1...100, alpha kept; 8-bit, chroma
+    /// 4:4:4 from quality 90 up and 4:2:0 below.
     case avif(quality: Int)
 
     /// The ImageMagick coder name.
@@ -48,16 +52,29 @@ public enum EncodingFormat: Sendable, Hashable {
         }
     }
 
-    /// Whether the format keeps an alpha channel.
-    var keepsAlpha: Bool {
+    /// Whether a file written in this format really keeps an image's alpha channel: true for PNG,
+    /// WebP, HEIC and AVIF (the last two write it as an auxiliary alpha image); false for JPEG,
+    /// whose output is flattened onto white.
+    public var keepsAlpha: Bool {
         if case .jpeg = self { return false }
         return true
     }
 
-    /// Whether the linked ImageMagick has an encoder for this format.
+    /// The libheif encoder that writes this format, or nil for ImageMagick's formats.
+    var heifCodec: HEIFEncoder.Codec? {
+        switch self {
+        case .heic: .hevc
+        case .avif: .av1
+        case .jpeg, .png, .webp: nil
+        }
+    }
+
+    /// Whether this format can be written here.
     ///
-    /// Stands on `GetMagickInfo`.
+    /// Stands on `GetMagickInfo` for JPEG, PNG and WebP and on libheif's
+    /// `heif_have_encoder_for_format` for HEIC and AVIF.
     public var isAvailable: Bool {
-        MagickFormats.hasEncoder(magickName)
+        if let heifCodec { return HEIFEncoder.isAvailable(heifCodec) }
+        return MagickFormats.hasEncoder(magickName)
     }
 }

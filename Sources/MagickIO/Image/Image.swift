@@ -70,7 +70,9 @@ public struct Image: Sendable {
     /// left to keep unless their ``ThumbnailOptions`` kept it).
     ///
     /// Pixels are written as they are (call ``orientedCopy()`` first to turn them upright); JPEG
-    /// output is flattened onto white. Stands on `MagickGetImageBlob`.
+    /// output is flattened onto white. Stands on `MagickGetImageBlob`; HEIC and AVIF on libheif's
+    /// `heif_context_encode_image` and `heif_context_write`, which get the pixels turned upright
+    /// (they carry no EXIF to say how to turn them) and none of the metadata.
     ///
     /// - Throws: ``MagickIOError/Kind/encodingFailed`` when the coder is missing or fails.
     public func encoded(as format: EncodingFormat, metadata: MetadataPolicy = .keepAll) throws -> Data {
@@ -79,7 +81,21 @@ public struct Image: Sendable {
 
     func encodedData(as format: EncodingFormat, metadata: MetadataPolicy) throws(MagickIOError) -> Data {
         guard format.isAvailable else {
-            throw MagickIOError(.encodingFailed, "this ImageMagick has no \(format.magickName) encoder")
+            let coder = format.heifCodec == nil ? "ImageMagick" : "libheif"
+            throw MagickIOError(.encodingFailed, "this \(coder) has no \(format.magickName) encoder")
+        }
+        if let codec = format.heifCodec {
+            let encoder = HEIFEncoder(codec: codec, quality: format.quality ?? 100)
+            return try storage.withCopy { wand throws(MagickIOError) in
+                try wand.applyOrientation(orientation)
+                let (width, height, hasAlpha) = (wand.width, wand.height, wand.hasAlpha)
+                var rgba = [UInt8](repeating: 0, count: width * height * 4)
+                let exported = rgba.withUnsafeMutableBytes { raw in
+                    Result { () throws(MagickIOError) in try wand.exportPixels(.rgba8, width: width, height: height, into: raw) }
+                }
+                try exported.get()
+                return try encoder.encode(rgba: rgba, width: width, height: height, hasAlpha: hasAlpha)
+            }
         }
         return try storage.withCopy { wand throws(MagickIOError) in
             try wand.apply(metadata)

@@ -68,7 +68,8 @@ public enum ImageMagick {
 
     private static let allowlist = Locked<Set<ImageFormat>>(defaultAllowedDecoders)
 
-    /// The coders MagickIO encodes with.
-    static let encoders = ["JPEG", "PNG", "WEBP", "HEIC", "AVIF"]
+    /// The coders MagickIO encodes with. HEIC and AVIF are not among them: libheif writes those
+    /// (HEIF/HEIFEncoder.swift), so ImageMagick's HEIC writer, which drops alpha, may not run.
+    static let encoders = ["JPEG", "PNG", "WEBP"]
 }
 

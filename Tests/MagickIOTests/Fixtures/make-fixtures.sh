@@ -45,6 +45,12 @@ exiftool -q -overwrite_original -n -Orientation=9 orient-invalid.jpg
 # 40x30 PNG: left half opaque red, right half fully transparent.
 convert -size 20x30 xc:red -size 20x30 xc:none +append -depth 8 alpha.png
 
+# 96x64 truecolour RGBA PNG: the quadrants picture with alpha 255 (red), 128 (lime), 0 (blue) and
+# 64 (yellow), for the alpha round trips of HEIC and AVIF output.
+convert quadrants.png \( -size 48x32 xc:'gray(255)' xc:'gray(128)' +append \
+    \( -size 48x32 xc:'gray(0)' xc:'gray(64)' +append \) -append \) \
+    -alpha off -compose CopyOpacity -composite -depth 8 -define png:exclude-chunk=date,time PNG32:rgba-quadrants.png
+
 # Three-frame GIF, 24x16.
 convert -size 24x16 xc:red xc:lime xc:blue -loop 0 animated.gif
 
