@@ -31,6 +31,12 @@ struct PropertiesTests {
                         sourceLocation: sourceLocation)
                 #expect(own?.isOffsetOnCanvas == frame.isOffsetOnCanvas, "\(name)[\(index)]: offset", sourceLocation: sourceLocation)
             }
+        case (.success(let source), .failure):
+            // Damage inside the image data (a WebP cut in its bitstream): the headers open, and
+            // the decode refuses it, as a truncated JPEG's does.
+            let refusal = #expect(throws: MagickIOError.self, "\(name): opens, so its decode must refuse it",
+                                  sourceLocation: sourceLocation) { try source.image(at: 0) }
+            #expect(refusal?.kind == .corruptImage, "\(name): \(String(describing: refusal))", sourceLocation: sourceLocation)
         case (.failure(let error), .failure):
             let kind = (error as? MagickIOError)?.kind
             #expect(kind == .corruptImage || kind == .emptyData || kind == .unsupportedFormat, "\(name): \(error)", sourceLocation: sourceLocation)

@@ -126,12 +126,15 @@ extension ImageSource {
         }
     }
 
-    /// What ImageMagick's coder warns about in the headers (a corrupt XMP packet, say), which the
-    /// own JPEG and PNG rows never see: read by a ping of the first frame of `input` (the bytes the
-    /// metadata limits approved) once the own path has decoded (opening never pings), so that its
-    /// thumbnail carries the warnings, and meets the strictness, of ImageMagick's path.
+    /// What ImageMagick's coder warns about in a JPEG's or PNG's headers (a corrupt XMP packet,
+    /// say), which the own JPEG and PNG rows never see: read by a ping of the first frame of `input`
+    /// (the bytes the metadata limits approved) once the own path has decoded (opening never
+    /// pings), so that its thumbnail carries the warnings, and meets the strictness, of
+    /// ImageMagick's path. Not for WebP, whose ping in ImageMagick 6 decodes the whole picture, nor
+    /// HEIF: libwebp and libheif read all that ImageMagick's coders would.
     private func headerWarnings(of input: SourceBytes) throws(MagickIOError) -> [DecoderWarning] {
-        try Wand.withThreadWand { wand throws(MagickIOError) in
+        guard format == .jpeg || format == .png else { return [] }
+        return try Wand.withThreadWand { wand throws(MagickIOError) in
             try wand.read(input, format: format, frames: 0...0, ping: true, strictness: decodingOptions.strictness)
         }
     }
