@@ -42,11 +42,11 @@ def png_image(width=64, height=64, extra=b""):
             + png_chunk(b"IDAT", zlib.compress(raw, 9)) + png_chunk(b"IEND", b""))
 
 
-def deflate_zeros(total, byte=b"\0"):
-    """zlib stream of `total` copies of `byte`, made 1 MiB at a time."""
+def deflate_zeros(total, byte=b"\0", prefix=b""):
+    """zlib stream of `prefix`, then `total` copies of `byte`, made 1 MiB at a time."""
     compressor = zlib.compressobj(9)
     block = byte * (1 << 20)
-    out = []
+    out = [compressor.compress(prefix)]
     left = total
     while left > 0:
         n = min(left, len(block))
@@ -72,14 +72,7 @@ def icc_header(length):
 
 def png_iccp(inflated):
     """The profile declares `inflated` bytes in its header and inflates to as many (zeros after it)."""
-    compressor = zlib.compressobj(9)
-    data = compressor.compress(icc_header(inflated))
-    left = inflated - 132
-    block = b"\0" * (1 << 20)
-    while left > 0:
-        data += compressor.compress(block[:min(left, len(block))])
-        left -= len(block)
-    return png_image(extra=png_chunk(b"iCCP", b"icc\0\0" + data + compressor.flush()))
+    return png_image(extra=png_chunk(b"iCCP", b"icc\0\0" + deflate_zeros(inflated - 132, prefix=icc_header(inflated))))
 
 
 def png_itxt(inflated):
@@ -100,14 +93,8 @@ def png_ztxt_many(count, inflated):
 
 def png_raw_profile(inflated):
     """ImageMagick's "Raw profile type exif" text chunk, whose hex text ImageMagick decodes to a profile."""
-    compressor = zlib.compressobj(9)
-    data = compressor.compress(b"\nexif\n%d\n" % (inflated // 2))
-    left = inflated
-    block = b"0" * (1 << 20)
-    while left > 0:
-        data += compressor.compress(block[:min(left, len(block))])
-        left -= len(block)
-    return png_image(extra=png_chunk(b"zTXt", b"Raw profile type exif\0\0" + data + compressor.flush()))
+    stream = deflate_zeros(inflated, b"0", prefix=b"\nexif\n%d\n" % (inflated // 2))
+    return png_image(extra=png_chunk(b"zTXt", b"Raw profile type exif\0\0" + stream))
 
 
 def png_text(count):

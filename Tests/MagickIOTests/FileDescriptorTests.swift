@@ -41,6 +41,27 @@ struct FileDescriptorTests {
         #expect(try source.thumbnail(maxPixelSize: 32).width == 32)
     }
 
+    @Test("a pipe that gives more than the memory budget is refused as limitExceeded, not held")
+    func pipeOverBudget() throws {
+        var ends: [Int32] = [0, 0]
+        #expect(makePipe(&ends) == 0)
+        let writeEnd = ends[1], readEnd = ends[0]
+        // An endless stream: the reader must stop at the budget and close its end.
+        let writer = Thread {
+            let chunk = [UInt8](repeating: 0xFF, count: 1 << 16)
+            while chunk.withUnsafeBytes({ write(writeEnd, $0.baseAddress, $0.count) }) > 0 {}
+            close(writeEnd)
+        }
+        signal(SIGPIPE, SIG_IGN)
+        writer.start()
+        let error = #expect(throws: MagickIOError.self) {
+            try ImageSource(fileDescriptor: readEnd, options: DecodingOptions(memoryBudget: 1 << 20))
+        }
+        close(readEnd)
+        #expect(error?.kind == .limitExceeded && error?.limit?.name == "memoryBudget", "\(String(describing: error))")
+        #expect(error?.limit?.limit == 1 << 20)
+    }
+
     @Test("a path that is a FIFO is refused as io at once, never blocking in open", .timeLimit(.minutes(10)))
     func fifoPath() throws {
         let directory = try TemporaryDirectory("fifo")

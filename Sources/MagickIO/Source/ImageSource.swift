@@ -49,10 +49,12 @@ public struct ImageSource: Sendable {
     /// A regular file is streamed to ImageMagick like a file opened by URL, never read whole into
     /// memory; MagickIO keeps a duplicate of the descriptor, so the caller may close its own at
     /// once. Anything else (a pipe, a socket) is read to its end into memory first, because
-    /// ImageMagick needs to read it more than once.
+    /// ImageMagick needs to read it more than once: at most ``DecodingOptions/memoryBudget`` bytes
+    /// of it, since holding more would take more than any decode may.
     ///
-    /// - Throws: as ``init(url:options:)``, and ``MagickIOError/Kind/io`` when the descriptor
-    ///   cannot be read.
+    /// - Throws: as ``init(url:options:)``, ``MagickIOError/Kind/io`` when the descriptor
+    ///   cannot be read, and ``MagickIOError/Kind/limitExceeded`` (`memoryBudget`) when a pipe or
+    ///   socket gives more than the budget.
     public init(fileDescriptor descriptor: Int32, options: DecodingOptions = .default) throws {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
@@ -61,7 +63,7 @@ public struct ImageSource: Sendable {
         if status.st_mode & S_IFMT == S_IFREG {
             try self.init(bytes: .file(OpenFile(duplicating: descriptor)), options: options)
         } else {
-            try self.init(bytes: .memory(Self.readToEnd(descriptor)), options: options)
+            try self.init(bytes: .memory(Self.readToEnd(descriptor, limit: options.memoryBudget)), options: options)
         }
     }
 
@@ -70,7 +72,7 @@ public struct ImageSource: Sendable {
         try self.init(fileDescriptor: handle.fileDescriptor, options: options)
     }
 
-    private static func readToEnd(_ descriptor: Int32) throws(MagickIOError) -> Data {
+    private static func readToEnd(_ descriptor: Int32, limit: Int) throws(MagickIOError) -> Data {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
@@ -78,6 +80,10 @@ public struct ImageSource: Sendable {
             if got < 0, errno == EINTR { continue }
             guard got >= 0 else { throw MagickIOError(.io, "reading descriptor \(descriptor): \(String(cString: strerror(errno)))") }
             if got == 0 { return data }
+            guard data.count + got <= limit else {
+                throw MagickIOError.limit("memoryBudget", requested: data.count + got, limit: limit,
+                                          "descriptor \(descriptor) (a pipe or socket) gives more than the memory budget to hold")
+            }
             data.append(contentsOf: buffer[0..<got])
         }
     }
