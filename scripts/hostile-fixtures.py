@@ -24,6 +24,12 @@ The families, by file name:
   jpeg-app15-after-scan-600k.jpg, jpeg-com-600k.jpg, jpeg-xmp-extended-300.jpg
                          the segments after the scan, as comments, and 300 extended-XMP APP1 of 65 KB
   jpeg-arith-dc-1500.jpg 8800x8800 arithmetic-coded progressive JPEG of 1,500 DC scans
+  jpeg-arith-dc-1500-short-app.jpg, jpeg-short-app-then-600k.jpg
+                         the same behind an APP0 whose length is 0 (libjpeg reads on)
+  tiff-duplicate-size.tif 5000x5000 grey, its size repeated as 1x1 (libtiff keeps the first)
+  tiff-exif-fanout.tif   16x16 page whose directory is 4,000 EXIF pointers back at itself
+  tiff-overlapping-ifds.tif 10,000 overlapping directories of 4,096 entries in 169 KB
+  gif-frame-past-screen.gif a 5000x5000 frame on a 1x1 logical screen
 """
 import argparse, os, struct, sys, zlib
 
@@ -167,7 +173,8 @@ def webp_animation(frames, size):
 
 def tiff(pages):
     """A little-endian classic TIFF; `pages` is a list of (entries, strip) where entries maps
-    tag -> (type, [values]) and the strip's offset and byte count are filled in."""
+    tag -> (type, [values]) (or is a list of (tag, type, [values]), duplicates kept in order) and
+    the strip's offset and byte count are filled in."""
     sizes = {1: 1, 2: 1, 3: 2, 4: 4, 5: 8}
     formats = {1: "B", 2: "B", 3: "H", 4: "I"}
     out = bytearray(b"II*\0\0\0\0\0")
@@ -177,22 +184,22 @@ def tiff(pages):
         out += strip
         if len(out) & 1:
             out += b"\0"
-        entries = dict(entries)
-        entries[273] = (4, [strip_offset])
-        entries[279] = (4, [len(strip)])
+        if isinstance(entries, dict):
+            entries = [(tag, kind, vals) for tag, (kind, vals) in entries.items()]
+        entries = sorted(entries + [(273, 4, [strip_offset]), (279, 4, [len(strip)])], key=lambda e: e[0])
         # Out-of-line values first, then the directory.
         values = {}
-        for tag, (kind, vals) in sorted(entries.items()):
+        for index, (tag, kind, vals) in enumerate(entries):
             data = struct.pack("<%d%s" % (len(vals), formats[kind]), *vals)
             if len(data) > 4:
-                values[tag] = len(out)
+                values[index] = len(out)
                 out += data + (b"\0" if len(data) & 1 else b"")
         directory = len(out)
         struct.pack_into("<I", out, link, directory)
         out += struct.pack("<H", len(entries))
-        for tag, (kind, vals) in sorted(entries.items()):
+        for index, (tag, kind, vals) in enumerate(entries):
             data = struct.pack("<%d%s" % (len(vals), formats[kind]), *vals)
-            field = struct.pack("<I", values[tag]) if tag in values else data.ljust(4, b"\0")
+            field = struct.pack("<I", values[index]) if index in values else data.ljust(4, b"\0")
             out += struct.pack("<HHI", tag, kind, len(vals)) + field
         link = len(out)
         out += b"\0\0\0\0"
@@ -225,6 +232,45 @@ def tiff_ifds(count):
     return tiff([page] * count)
 
 
+def tiff_duplicate_size():
+    """5000x5000 grey in one deflate strip, then ImageWidth and ImageLength again as 1: libtiff
+    keeps the first of a tag, so a reader that keeps the last estimates a 1x1 page."""
+    tags = [(tag, kind, vals) for tag, (kind, vals) in tiff_tags(5000, 5000, [8], 1, 1, 8).items()]
+    return tiff([(tags + [(256, 4, [1]), (257, 4, [1])], deflate_zeros(5000 * 5000))])
+
+
+def tiff_exif_fanout(entries=4096):
+    """A 16x16 grey page whose directory is filled with EXIF-directory pointers (34665) back at
+    itself: a walker that follows each pointer reads 4,096 x 4,096 entries."""
+    tags = [(tag, kind, vals) for tag, (kind, vals) in tiff_tags(16, 16, [8], 1, 1).items()]
+    fan = [(34665, 4, [8])] * (entries - len(tags) - 2)
+    image = bytearray(tiff([(tags + fan, b"\x80" * 256)]))
+    # The page's directory follows its strip; point the EXIF entries at it.
+    directory = struct.unpack_from("<I", image, 4)[0]
+    for index in range(struct.unpack_from("<H", image, directory)[0]):
+        at = directory + 2 + 12 * index
+        if struct.unpack_from("<H", image, at)[0] == 34665:
+            struct.pack_into("<I", image, at + 8, directory)
+    return bytes(image)
+
+
+def tiff_overlapping_ifds(count=10000, entries=4096):
+    """`count` directories of `entries` entries each in a few hundred KB: directory k starts 12
+    bytes after directory k-1, every entry's last two bytes read as the next one's count, and
+    entry k + `entries` holds directory k's link."""
+    first = 8
+    out = bytearray(b"II*\0" + struct.pack("<I", first)) + struct.pack("<H", entries)
+    for m in range(count + entries):
+        if m < entries:
+            tag, kind, value = ((256, 3, 16) if m == 0 else (257, 3, 16) if m == 1 else (0xFFF0, 3, 0))
+        else:
+            k = m - entries
+            link = first + 12 * (k + 1) if k < count - 1 else 0
+            tag, kind, value = link & 0xFFFF, link >> 16, 0
+        out += struct.pack("<HHIH", tag, kind, 1, value) + struct.pack("<H", entries)
+    return bytes(out + b"\0" * 16)
+
+
 # MARK: - GIF
 
 def gif_frames(count):
@@ -233,6 +279,51 @@ def gif_frames(count):
     # Graphic control (10 ms), image descriptor, LZW minimum code size 2: clear, index 0, end.
     frame = b"\x21\xf9\x04\x00\x01\x00\x00\x00" + b"\x2c" + struct.pack("<HHHHB", 0, 0, 1, 1, 0) + b"\x02\x02\x44\x01\x00"
     return head + loop + frame * count + b"\x3b"
+
+
+def lzw_constant(pixels, min_code_size=2):
+    """GIF's LZW of `pixels` zeros, in data sub-blocks. A run of zeros is coded as ever longer
+    strings: the dictionary holds runs 1..longest (run n >= 2 is code end + n - 1), and a clear
+    code starts it again before it fills."""
+    clear, end = 1 << min_code_size, (1 << min_code_size) + 1
+    bits, shift = 0, 0
+
+    def emit(code, width):
+        nonlocal bits, shift
+        bits |= code << shift
+        shift += width
+
+    width, longest, next_code, left = min_code_size + 1, 1, end + 1, pixels
+    emit(clear, width)
+    while left > 0:
+        take = min(longest, left)
+        emit(0 if take == 1 else end + take - 1, width)
+        left -= take
+        if left == 0:
+            break
+        if next_code == 4095:
+            emit(clear, width)
+            width, longest, next_code = min_code_size + 1, 1, end + 1
+            continue
+        # As giflib: the width grows once the codes in use reach it (the decoder, a code behind,
+        # grows it then too), and the dictionary gains this string and the next zero.
+        if next_code == (1 << width) and width < 12:
+            width += 1
+        next_code += 1
+        if take == longest:
+            longest += 1
+    emit(end, width)
+    data = bits.to_bytes((shift + 7) // 8, "little")
+    blocks = b"".join(bytes([len(data[i:i + 255])]) + data[i:i + 255] for i in range(0, len(data), 255))
+    return bytes([min_code_size]) + blocks + b"\0"
+
+
+def gif_frame_past_screen(size=5000):
+    """A 1x1 logical screen with one frame of `size` x `size`: ImageMagick decodes the frame at
+    its own size."""
+    head = b"GIF89a" + struct.pack("<HHBBB", 1, 1, 0x80, 0, 0) + b"\0\0\0\xff\xff\xff"
+    frame = b"\x2c" + struct.pack("<HHHHB", 0, 0, size, size, 0) + lzw_constant(size * size)
+    return head + frame + b"\x3b"
 
 
 # MARK: - JPEG
@@ -269,6 +360,21 @@ def jpeg_xmp_extended(count):
     return jpeg_app_segments(count, 0xE1, b"http://ns.adobe.com/xmp/extension/\0" + b" " * 65_000)
 
 
+def jpeg_short_segment_then(count, segment=b"\xff\xef\x00\x06abcd"):
+    """An APP0 whose length says 0 (libjpeg reads on from the next byte), then `count` segments."""
+    grey = jpeg_grey()
+    at = grey.index(b"\xff\xc4")
+    return grey[:at] + b"\xff\xe0\x00\x00" + segment * count + grey[at:]
+
+
+def jpeg_arith_dc_scans_short_app(size, scans):
+    """As jpeg_arith_dc_scans, with an APP0 of length 0 after the first scan."""
+    whole = jpeg_arith_dc_scans(size, scans)
+    sos = whole.index(b"\xff\xda")
+    second = whole.index(b"\xff\xda", sos + 2)
+    return whole[:second] + b"\xff\xe0\x00\x00" + whole[second:]
+
+
 def jpeg_arith_dc_scans(size, scans):
     """Arithmetic-coded progressive (SOF10) greyscale: `scans` DC-first scans, each with a few
     bytes of data; the arithmetic decoder reads zeros past them, so each scan visits every block."""
@@ -299,6 +405,13 @@ FAMILIES = {
     "jpeg-com-600k.jpg": (lambda: jpeg_app_segments(600_000, 0xFE, b"A"), lambda: jpeg_app_segments(10_000, 0xFE, b"A")),
     "jpeg-xmp-extended-300.jpg": (lambda: jpeg_xmp_extended(300), None),
     "jpeg-arith-dc-1500.jpg": (lambda: jpeg_arith_dc_scans(8800, 1500), lambda: jpeg_arith_dc_scans(8800, 1500)),
+    "jpeg-arith-dc-1500-short-app.jpg": (lambda: jpeg_arith_dc_scans_short_app(8800, 1500),
+                                         lambda: jpeg_arith_dc_scans_short_app(8800, 1500)),
+    "jpeg-short-app-then-600k.jpg": (lambda: jpeg_short_segment_then(600_000), lambda: jpeg_short_segment_then(6_000)),
+    "tiff-duplicate-size.tif": (tiff_duplicate_size, None),
+    "tiff-exif-fanout.tif": (tiff_exif_fanout, tiff_exif_fanout),
+    "tiff-overlapping-ifds.tif": (tiff_overlapping_ifds, lambda: tiff_overlapping_ifds(1000, 1024)),
+    "gif-frame-past-screen.gif": (gif_frame_past_screen, lambda: gif_frame_past_screen(2000)),
 }
 
 

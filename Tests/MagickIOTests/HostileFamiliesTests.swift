@@ -116,4 +116,58 @@ struct HostileFamiliesTests {
     func manyScans() throws {
         try Self.check("jpeg-arith-dc-1500.jpg", thumbnail: { #expect($0.errorKind == "limitExceeded", "\($0.summary)") })
     }
+
+    // MARK: - Found by review: what a walker must read as the decoder does
+
+    @Test("scans behind an APP0 of length 0 are counted (libjpeg reads on), so the JPEG is still refused",
+          .timeLimit(.minutes(5)))
+    func scansBehindAShortSegment() throws {
+        try Self.check("jpeg-arith-dc-1500-short-app.jpg", thumbnail: { #expect($0.errorKind == "limitExceeded", "\($0.summary)") })
+        let source = try ImageSource(url: HostileFixtures.url("jpeg-arith-dc-1500-short-app.jpg"))
+        let error = #expect(throws: MagickIOError.self) { try source.image(at: 0) }
+        #expect(error?.limit?.name == "jpegScanWork", "\(String(describing: error))")
+    }
+
+    @Test("segments behind an APP0 of length 0 are counted: a thumbnail strips them, a full decode is refused",
+          .timeLimit(.minutes(5)))
+    func segmentsBehindAShortSegment() throws {
+        try Self.check("jpeg-short-app-then-600k.jpg", thumbnail: { #expect($0.json["width"] as? Int == 64, "\($0.summary)") })
+        let source = try ImageSource(url: HostileFixtures.url("jpeg-short-app-then-600k.jpg"))
+        let error = #expect(throws: MagickIOError.self) { try source.image(at: 0) }
+        #expect(error?.limit?.name == "maxFrameCount", "\(String(describing: error))")
+    }
+
+    @Test("a TIFF tag given twice is read as libtiff reads it, the first: a 5000x5000 page is costed as such",
+          .timeLimit(.minutes(5)))
+    func duplicateTIFFTags() throws {
+        try Self.check("tiff-duplicate-size.tif", properties: {
+            #expect($0.json["pixelWidth"] as? Int == 5000 && $0.json["pixelHeight"] as? Int == 5000, "\($0.summary)")
+        })
+        let source = try ImageSource(url: HostileFixtures.url("tiff-duplicate-size.tif"), options: DecodingOptions(memoryBudget: 16 << 20))
+        let error = #expect(throws: MagickIOError.self) { try source.thumbnail(maxPixelSize: 64) }
+        #expect(error?.limit?.name == "memoryBudget", "\(String(describing: error))")
+    }
+
+    @Test("a TIFF directory of EXIF pointers back at itself is walked once", .timeLimit(.minutes(5)))
+    func exifPointerFanOut() throws {
+        try Self.check("tiff-exif-fanout.tif", thumbnail: { #expect($0.json["width"] as? Int == 16, "\($0.summary)") })
+    }
+
+    @Test("10,000 overlapping TIFF directories of 4,096 entries: the walk stops at its entry budget", .timeLimit(.minutes(5)))
+    func overlappingDirectories() throws {
+        try Self.check("tiff-overlapping-ifds.tif")
+        var tiff = try #require(TIFFDirectories(.file(OpenFile(path: HostileFixtures.url("tiff-overlapping-ifds.tif").path))))
+        for directory in tiff.chain() { _ = tiff.entries(at: directory) }
+        #expect(tiff.isExhausted && tiff.entriesRead == TIFFDirectories.entryBudget)
+    }
+
+    @Test("a GIF frame larger than its logical screen is costed at its own size", .timeLimit(.minutes(5)))
+    func framePastTheScreen() throws {
+        try Self.check("gif-frame-past-screen.gif")
+        let source = try ImageSource(url: HostileFixtures.url("gif-frame-past-screen.gif"), options: DecodingOptions(memoryBudget: 16 << 20))
+        #expect(try source.properties(at: 0).pixelWidth == 1, "the properties are the screen's, as ImageMagick's ping gave")
+        let error = #expect(throws: MagickIOError.self) { try source.thumbnail(maxPixelSize: 64) }
+        // The 5000x5000 frame's cache is over ImageMagick's pool before it is over the budget.
+        #expect(["memory", "memoryBudget"].contains(error?.limit?.name), "\(String(describing: error))")
+    }
 }

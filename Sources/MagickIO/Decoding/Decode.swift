@@ -22,7 +22,10 @@ extension ImageSource {
     /// TIFF page's from its own directory, anything else's from the header.
     private func storedSize(frame index: Int) -> (width: Int, height: Int) {
         let frame = frames[index]
-        if format.isAnimation { return (frame.pixelWidth, frame.pixelHeight) }
+        if format.isAnimation {
+            // The canvas, or the box of a GIF's frames when one reaches past it (the header's).
+            return (max(frame.pixelWidth, header?.width ?? 0), max(frame.pixelHeight, header?.height ?? 0))
+        }
         if format == .tiff, let pages = header?.tiffPages, pages.indices.contains(index) {
             return (pages[index].width, pages[index].height)
         }

@@ -10,18 +10,23 @@ enum ContainerMetadata {
         var census = MetadataCensus()
         guard var tiff = TIFFDirectories(bytes) else { return census }
         let fileSize = bytes.count
+        // Each EXIF or GPS directory once, however many entries point at it.
+        var walked = Set<Int>()
         for directory in tiff.chain(limit: 10_000) {
             for entry in tiff.entries(at: directory) {
                 if profileTags.contains(entry.tag) {
                     let size = min(entry.valueSize, fileSize)
                     census.add(size)
                     if entry.tag == 34675 { census.iccBytes = census.iccBytes.saturatingPlus(size) }
-                } else if directoryTags.contains(entry.tag), let sub = tiff.firstValue(of: entry) {
+                } else if directoryTags.contains(entry.tag), let sub = tiff.firstValue(of: entry), walked.insert(sub).inserted {
                     let entries = tiff.entries(at: sub)
                     let size = entries.reduce(2 + 4) { $0.saturatingPlus(12).saturatingPlus(min($1.isInline ? 0 : $1.valueSize, fileSize)) }
                     census.add(min(size, fileSize))
                 }
             }
+        }
+        if tiff.isExhausted {
+            census.uncounted = "the TIFF's directories hold more than \(TIFFDirectories.entryBudget) entries to count"
         }
         return census
     }

@@ -37,7 +37,8 @@ enum EXIF {
         for entry in tiff.entries(at: ifd0, limit: 512) where entry.tag == 0x8825 {
             gps = tiff.firstValue(of: entry)
         }
-        guard let gps, let entries = Optional(tiff.entries(at: gps, limit: 512)), tiff.value(at: gps, size: 2) != nil else {
+        guard let gps, let entries = Optional(tiff.entries(at: gps, limit: 512, keepingDuplicates: true)),
+              tiff.value(at: gps, size: 2) != nil else {
             return exif
         }
         var bytes = exif

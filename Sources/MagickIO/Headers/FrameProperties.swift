@@ -9,13 +9,13 @@ enum FrameProperties {
     /// The frames of `bytes`, or nil for a format without a walker (ImageMagick's ping decides).
     /// - Throws: ``MagickIOError/Kind/corruptImage`` where ImageMagick's ping refused the file at
     ///   open: no frame header, a header cut short, a frame without pixels.
-    static func read(_ bytes: SourceBytes, format: ImageFormat, header: ImageHeader?,
+    static func read(_ bytes: SourceBytes, format: ImageFormat, header: inout ImageHeader?,
                      options: DecodingOptions) throws(MagickIOError) -> [ImageProperties]? {
         let cap = max(options.maxFrameCount, 1)
         switch format {
         case .jpeg: return [try jpeg(bytes)]
         case .png: return [try PNGProperties.read(bytes, header: header)]
-        case .gif: return try gif(bytes, maxFrames: cap)
+        case .gif: return try gif(bytes, maxFrames: cap, header: &header)
         case .webp: return try WebPProperties.read(bytes, header: header, maxFrames: cap)
         case .tiff: return try TIFFProperties.read(bytes, maxPages: cap)
         case .bmp: return [try BMPProperties.read(bytes)]
@@ -70,13 +70,23 @@ enum FrameProperties {
 
     // MARK: - GIF
 
-    private static func gif(_ bytes: SourceBytes, maxFrames: Int) throws(MagickIOError) -> [ImageProperties] {
+    /// Each frame on the logical screen. ImageMagick's GIF coder decodes a frame at its own size
+    /// even where it reaches past the screen, so the header (what the guard estimates from)
+    /// becomes the box that holds the screen and every frame offered.
+    private static func gif(_ bytes: SourceBytes, maxFrames: Int, header: inout ImageHeader?) throws(MagickIOError) -> [ImageProperties] {
         var reader = ByteReader(bytes)
         var blocks = GIFBlocks()
         blocks.advance(&reader, maxFrames: maxFrames)
         blocks.finish(&reader)
         if let corrupt = blocks.corrupt { throw MagickIOError(.corruptImage, corrupt) }
         let screen = blocks.screen ?? (0, 0)
+        if var box = header {
+            for frame in blocks.frames {
+                box.width = max(box.width, frame.x.saturatingPlus(frame.width))
+                box.height = max(box.height, frame.y.saturatingPlus(frame.height))
+            }
+            header = box
+        }
         return blocks.frames.map { frame in
             var properties = ImageProperties(format: .gif, width: frame.width, height: frame.height)
             properties.hasAlpha = frame.hasAlpha

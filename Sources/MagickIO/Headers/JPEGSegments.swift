@@ -83,7 +83,13 @@ enum JPEGSegments {
                 break
             }
             guard let length = reader.u16be(at: offset) else { return .failure(.truncated) }
-            guard length >= 2 else { return .failure(.malformed) }
+            guard length >= 2 else {
+                // As in ``walkAll(_:untilScan:visit:)``: libjpeg reads on after a skipped marker's
+                // short length.
+                guard isSkipped(code) else { return .failure(.malformed) }
+                offset += 2
+                continue
+            }
             let payload = (offset + 2)..<(offset + length)
             if (0xC0...0xCF).contains(code), code != 0xC4, code != 0xC8, code != 0xCC {
                 return frameHeader(code: code, marker: offset - 2, payload: payload, reader: &reader)
@@ -120,11 +126,26 @@ enum JPEGSegments {
             default:
                 break
             }
-            guard let length = reader.u16be(at: offset), length >= 2 else { return false }
+            guard let length = reader.u16be(at: offset) else { return false }
+            guard length >= 2 else {
+                // libjpeg skips a marker it only steps over (APPn, COM, and the rest it does not
+                // use) by its length less two: for a length of 0 or 1, nothing, and it reads on
+                // from the next byte. A table, frame or scan header that short stops the decode.
+                guard Self.isSkipped(code) else { return false }
+                offset += 2
+                continue
+            }
             visit(&reader, Segment(code: code, payload: (offset + 2)..<(offset + length)))
             if untilScan, code == 0xDA { return true }
             offset += length
         }
+    }
+
+    /// Markers libjpeg steps over by their length (`skip_variable`, `get_interesting_appn`,
+    /// `save_marker`) rather than parse: APPn, COM, and what it does not use (JPG0-JPG13, DNL,
+    /// DHP, EXP).
+    static func isSkipped(_ code: UInt8) -> Bool {
+        (0xE0...0xEF).contains(code) || (0xF0...0xFE).contains(code) || (0xDC...0xDF).contains(code)
     }
 
     private static func frameHeader(code: UInt8, marker: Int, payload: Range<Int>, reader: inout ByteReader) -> Result<Frame, Failure> {

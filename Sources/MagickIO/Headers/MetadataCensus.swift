@@ -32,6 +32,9 @@ struct MetadataCensus: Sendable, Equatable {
     /// The walk went over the whole file (PNG to IEND, JPEG to EOI); a truncated or damaged file
     /// is counted as far as it goes.
     var isComplete = true
+    /// Why the walker could not count every structure it counts (a TIFF whose directories run
+    /// past the walk's entry budget): the census then stands for more than the limits allow.
+    var uncounted: String?
 
     /// The census of `bytes` as `format`, compressed chunks counted up to `cap` bytes each.
     /// `headerOnly` stops at the image data (PNG's first `IDAT`, JPEG's first scan): what a ping
@@ -67,6 +70,10 @@ struct MetadataCensus: Sendable, Equatable {
 
     /// The limit this census is over, as the error a decode that keeps metadata throws, or nil.
     func excess(_ options: DecodingOptions) -> MagickIOError? {
+        if let uncounted {
+            return MagickIOError.limit("maxFrameCount", requested: options.maxFrameCount.saturatingPlus(1),
+                                       limit: options.maxFrameCount, uncounted)
+        }
         if bytes > options.maxMetadataBytes {
             return MagickIOError.limit("maxMetadataBytes", requested: bytes, limit: options.maxMetadataBytes,
                                        "the file carries at least \(bytes) bytes of metadata once decompressed")

@@ -68,15 +68,29 @@ struct TIFFDirectories {
         value(at: isBigTIFF ? 8 : 4, size: offsetSize)
     }
 
-    /// The entries of the directory at `offset` (at most `limit`).
-    mutating func entries(at offset: Int, limit: Int = 4096) -> [Entry] {
+    /// The most directory entries one walk reads, over all its directories: a legitimate file of
+    /// a thousand pages reads about 20,000; directories that overlap (each entry's last bytes the
+    /// next one's count) could otherwise make 10,000 directories of 4,096 entries out of 169 KB.
+    static let entryBudget = 1 << 18
+    /// Entries read so far; once at ``entryBudget`` every further directory reads as empty.
+    private(set) var entriesRead = 0
+    /// Whether the walk stopped reading entries at ``entryBudget``: what it found is not all.
+    var isExhausted: Bool { entriesRead >= Self.entryBudget }
+
+    /// The entries of the directory at `offset` (at most `limit`), the first of each tag only:
+    /// libtiff ignores a tag's later duplicates, so every reader of a directory must too
+    /// (`keepingDuplicates` for an editor that must reach every entry).
+    mutating func entries(at offset: Int, limit: Int = 4096, keepingDuplicates: Bool = false) -> [Entry] {
         // Offsets past the data cannot be read (and would overflow the arithmetic below).
         guard offset >= 0, offset <= reader.count, let count = value(at: offset, size: countSize) else { return [] }
         var entries: [Entry] = []
-        for index in 0..<min(count, limit) {
+        var tags = Set<Int>()
+        for index in 0..<min(count, limit, max(Self.entryBudget - entriesRead, 0)) {
+            entriesRead += 1
             let at = offset.saturatingPlus(countSize + index * entrySize)
             guard let tag = value(at: at, size: 2), let type = value(at: at + 2, size: 2),
                   let values = value(at: at + 4, size: offsetSize) else { break }
+            guard tags.insert(tag).inserted || keepingDuplicates else { continue }
             let size = (Self.typeSizes[type] ?? 1).saturatingTimes(values)
             entries.append(Entry(tag: tag, type: type, count: values, offset: at, valueField: at + 4 + offsetSize,
                                  valueSize: size, isInline: size <= offsetSize))

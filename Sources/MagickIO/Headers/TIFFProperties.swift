@@ -26,7 +26,7 @@ enum TIFFProperties {
                        let numerator = tiff.value(at: at, size: 4), let denominator = tiff.value(at: at + 4, size: 4), denominator != 0 {
                         resolution[entry.tag] = Double(Float(Double(numerator) / Double(denominator)))
                     }
-                case 256, 257, 258, 262, 274, 277, 296:
+                case 256, 257, 258, 259, 262, 274, 277, 296:
                     if tags[entry.tag] == nil { tags[entry.tag] = tiff.firstValue(of: entry) }
                 default: break
                 }
@@ -40,6 +40,10 @@ enum TIFFProperties {
             page.orientation = Orientation(exifValue: tags[274] ?? 1)
             let photometric = tags[262] ?? 2
             page.colorSpace = [0: "gray", 1: "gray", 5: "cmyk", 8: "cielab"][photometric] ?? "srgb"
+            if photometric == 6, tags[259] != 7 {
+                // ImageMagick's TIFF coder keeps YCbCr but where libjpeg converts it (JPEGCOLORMODE_RGB).
+                page.colorSpace = "ycbcr"
+            }
             page.hasAlpha = extraSamples > 0 || (tags[277] ?? 1 == 4 && photometric == 2)
             if let x = resolution[282], let y = resolution[283] {
                 let unit = [2: 1, 3: 2][tags[296] ?? 2] ?? 0

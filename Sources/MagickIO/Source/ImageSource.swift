@@ -118,7 +118,7 @@ public struct ImageSource: Sendable {
         self.format = format
         self.decodingOptions = options
         var frames: [ImageProperties]
-        if let walked = try FrameProperties.read(bytes, format: format, header: header, options: options) {
+        if let walked = try FrameProperties.read(bytes, format: format, header: &header, options: options) {
             frames = walked
         } else {
             frames = try Self.ping(bytes, format: format, options: options)
