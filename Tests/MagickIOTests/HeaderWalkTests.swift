@@ -50,7 +50,10 @@ struct HeaderWalkTests {
         #expect(Self.walk([0x89, 0x50]).failure == .notJPEG)
         #expect(Self.walk([0xFF, 0xD8, 0xFF, 0xDA, 0x00, 0x02]).failure == .noFrameHeader)
         #expect(Self.walk([0xFF, 0xD8, 0xFF, 0xD9]).failure == .noFrameHeader)
-        #expect(Self.walk([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x01]).failure == .malformed)
+        // A table's length under 2 stops libjpeg; an APPn's it steps over and reads on.
+        #expect(Self.walk([0xFF, 0xD8, 0xFF, 0xDB, 0x00, 0x01]).failure == .malformed)
+        #expect(Self.walk([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x01]).failure == .truncated)
+        #expect((try? Self.walk(Self.jpeg([0xFF, 0xE0, 0x00, 0x00])).get())?.width == 0x280, "an empty APP0 is stepped over")
         #expect(Self.walk([0xFF, 0xD8, 0xFF, 0xE0, 0xFF, 0xFF]).failure == .truncated)
         #expect(Self.walk(Array(Self.jpeg([]).prefix(12))).failure == .truncated)
         #expect(Self.walk([0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x08, 8, 0, 1, 0, 1, 0]).failure == .malformed, "no components")
