@@ -16,6 +16,26 @@ struct JPEGScanWorkTests {
         return JPEGSegments.scanWork(in: bytes, after: frame)
     }
 
+    @Test("a sequential JPEG whose first scan names every component decodes that scan alone and is not walked further")
+    func oneScanFiles() throws {
+        func decodesOneScan(_ bytes: [UInt8]) throws -> Bool {
+            let source = SourceBytes.memory(Data(bytes))
+            var reader = ByteReader(source)
+            let frame = try JPEGSegments.frame(in: &reader).get()
+            return JPEGSegments.decodesOneScan(in: source, frame: frame)
+        }
+        // HeaderWalkTests.jpeg: three components, then a scan of all three.
+        #expect(try decodesOneScan(HeaderWalkTests.jpeg([])))
+        #expect(try !decodesOneScan(HeaderWalkTests.jpeg([], code: 0xC2)), "progressive: every scan counts")
+        // The same frame whose first scan names one component: libjpeg buffers for more scans.
+        var single = HeaderWalkTests.jpeg([])
+        let sos = try #require(single.indices.first { single[$0] == 0xFF && single[$0 + 1] == 0xDA })
+        single.replaceSubrange(sos..<single.count, with: [0xFF, 0xDA, 0x00, 0x08, 1, 1, 0, 0, 0x3F, 0])
+        #expect(try !decodesOneScan(single))
+        #expect(try decodesOneScan(Data(contentsOf: Fixture.url("photo.jpg")).map { $0 }))
+        #expect(try !decodesOneScan(Data(contentsOf: Fixture.url("progressive.jpg")).map { $0 }))
+    }
+
     @Test("every scan is counted with the blocks of its components, past stuffed bytes and restart markers")
     func walkerCounts() throws {
         // 64x64 4:2:0: 4x4 MCUs of four luma and two chroma blocks.

@@ -81,11 +81,13 @@ extension ImageSource {
 
     /// Refuses a JPEG whose scans would cost libjpeg more than ``JPEGSegments/maxBlockScans``, on
     /// either path: the walk over the scans is a pass over the file at memory speed, made only
-    /// when a decode is asked for (opening a file does not pay it).
+    /// when a decode is asked for (opening a file does not pay it), and only for a progressive
+    /// or multi-scan file (a baseline photo's one scan needs no count).
     private func checkScanWork() throws(MagickIOError) {
         var reader = ByteReader(bytes)
         // Without a frame header libjpeg decodes no scan at all.
-        guard case .success(let frame) = JPEGSegments.frame(in: &reader) else { return }
+        guard case .success(let frame) = JPEGSegments.frame(in: &reader),
+              !JPEGSegments.decodesOneScan(in: bytes, frame: frame) else { return }
         let work = JPEGSegments.scanWork(in: bytes, after: frame)
         if work.blockScans > JPEGSegments.maxBlockScans {
             throw MagickIOError.limit("jpegScanWork", requested: work.blockScans, limit: JPEGSegments.maxBlockScans,

@@ -51,4 +51,18 @@ extension JPEGSegments {
         }
         return work
     }
+
+    /// Whether libjpeg decodes the first scan of this JPEG and no other: a sequential frame whose
+    /// first scan names every component leaves libjpeg's `has_multiple_scans` false, and a
+    /// second scan header then ends the decode (`JERR_EOI_EXPECTED`). Such a file's work is one
+    /// scan, far under ``maxBlockScans``, and needs no walk past its header.
+    static func decodesOneScan(in source: SourceBytes, frame: Frame) -> Bool {
+        guard !frame.isProgressive else { return false }
+        var reader = ByteReader(source)
+        var components: Int?
+        _ = walkAll(&reader, untilScan: true) { reader, segment in
+            if segment.code == 0xDA { components = reader.u8(at: segment.payload.lowerBound).map(Int.init) }
+        }
+        return components == frame.sampling.count
+    }
 }
