@@ -13,7 +13,7 @@ struct DecoderInput: Sendable {
 
 /// Which of a file's metadata a decode keeps.
 enum MetadataUse: Sendable, Hashable {
-    /// All of it (``ImageSource/image(at:)``, a thumbnail that keeps metadata).
+    /// All of it (`image(at:)`, a thumbnail that keeps metadata).
     case all
     /// Only what the pixels need; `profile` when the ICC profile must stay (a thumbnail that keeps
     /// its colour profile).

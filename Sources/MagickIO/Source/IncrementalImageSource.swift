@@ -27,7 +27,7 @@ import Synchronization
 ///   empty scan header and an end marker of MagickIO's own; the segments the properties come from
 ///   (EXIF, JFIF) come before the SOF.
 /// - PNG: once the first `IDAT` chunk has begun (the properties come from the chunks before it).
-/// - GIF: once the first frame is complete (``GIFBlocks`` walks the frames as they arrive).
+/// - GIF: once the first frame is complete (MagickIO's GIF walker reads the frames as they arrive).
 /// - TIFF: once the first directory and every value it points to are in (the strips may follow).
 /// - WebP: once the whole `RIFF` chunk is in (ImageMagick 6's coder reads nothing before that).
 /// - Other formats, and data that does not follow its format's structure: each time the data has
