@@ -68,7 +68,7 @@ export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=no}"
 before="$(ls "$work/artifacts")"
 echo "== fuzzing for ${seconds}s (corpus $work/corpus, seeds $work/seeds, artifacts $work/artifacts)"
 set +e
-"$binary" -max_total_time="$seconds" -rss_limit_mb=1024 -malloc_limit_mb=512 -timeout=20 -max_len=65536 \
+"$binary" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=512 -timeout=20 -max_len=65536 \
     -report_slow_units=5 -print_final_stats=1 -artifact_prefix="$work/artifacts/" \
     "$@" "$work/corpus" "$work/seeds"
 status=$?

@@ -410,7 +410,7 @@ FAMILIES = {
     "jpeg-short-app-then-600k.jpg": (lambda: jpeg_short_segment_then(600_000), lambda: jpeg_short_segment_then(6_000)),
     "tiff-duplicate-size.tif": (tiff_duplicate_size, None),
     "tiff-exif-fanout.tif": (tiff_exif_fanout, tiff_exif_fanout),
-    "tiff-overlapping-ifds.tif": (tiff_overlapping_ifds, lambda: tiff_overlapping_ifds(1000, 1024)),
+    "tiff-overlapping-ifds.tif": (tiff_overlapping_ifds, lambda: tiff_overlapping_ifds(400, 512)),
     "gif-frame-past-screen.gif": (gif_frame_past_screen, lambda: gif_frame_past_screen(2000)),
 }
 

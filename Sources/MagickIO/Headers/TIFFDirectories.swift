@@ -68,10 +68,12 @@ struct TIFFDirectories {
         value(at: isBigTIFF ? 8 : 4, size: offsetSize)
     }
 
-    /// The most directory entries one walk reads, over all its directories: a legitimate file of
-    /// a thousand pages reads about 20,000; directories that overlap (each entry's last bytes the
-    /// next one's count) could otherwise make 10,000 directories of 4,096 entries out of 169 KB.
-    static let entryBudget = 1 << 18
+    /// The most directory entries one walk reads, over all its directories (65,536): a legitimate
+    /// file of a thousand pages (``DecodingOptions/maxFrameCount``'s default) reads about 20,000;
+    /// directories that overlap (each entry's last bytes the next one's count) could otherwise make
+    /// 10,000 directories of 4,096 entries out of 169 KB. A walk stopped here offers the pages it
+    /// read whole, and its metadata count stands for more than the limits allow.
+    static let entryBudget = 1 << 16
     /// Entries read so far; once at ``entryBudget`` every further directory reads as empty.
     private(set) var entriesRead = 0
     /// Whether the walk stopped reading entries at ``entryBudget``: what it found is not all.
