@@ -35,18 +35,11 @@ struct LibHeif: @unchecked Sendable {
     let image_get_height: heif_image_get_height_f
     let image_get_plane_readonly: heif_image_get_plane_readonly_f
 
-    static let shared: LibHeif? = {
-        // libheif 1.x keeps its ABI within the major version; the header is 1.15's.
-        dlopen("libheif.so.1", RTLD_NOW | RTLD_LOCAL).flatMap(LibHeif.init(library:))
-    }()
+    static let shared: LibHeif? = LibHeifLibrary.handle.flatMap(LibHeif.init(library:))
 
     /// Every function from `library`, or nil if one is missing.
-    private init?(library: UnsafeMutableRawPointer) {
-        struct Missing: Error {}
-        func load<F>(_ name: String) throws -> F {
-            guard let symbol = dlsym(library, name) else { throw Missing() }
-            return unsafeBitCast(symbol, to: F.self)
-        }
+    private init?(library: LibHeifLibrary) {
+        func load<F>(_ name: String) throws -> F { try library.load(name) }
         do {
             context_alloc = try load("heif_context_alloc")
             context_free = try load("heif_context_free")
@@ -78,5 +71,24 @@ struct LibHeif: @unchecked Sendable {
         } catch {
             return nil
         }
+    }
+}
+
+/// `libheif.so.1`, opened once with `dlopen` for both of MagickIO's tables of its functions
+/// (``LibHeif`` to read, ``LibHeifEncoding`` to write).
+struct LibHeifLibrary: @unchecked Sendable {
+    /// Immutable once opened; `dlsym` may be called from any thread.
+    let pointer: UnsafeMutableRawPointer
+
+    struct Missing: Error {}
+
+    /// The library, or nil when it cannot be opened. libheif 1.x keeps its ABI within the major
+    /// version; the header is 1.15's.
+    static let handle: LibHeifLibrary? = dlopen("libheif.so.1", RTLD_NOW | RTLD_LOCAL).map(LibHeifLibrary.init(pointer:))
+
+    /// The function `name`, as `F`; throws when the library lacks it.
+    func load<F>(_ name: String) throws -> F {
+        guard let symbol = dlsym(pointer, name) else { throw Missing() }
+        return unsafeBitCast(symbol, to: F.self)
     }
 }

@@ -23,17 +23,11 @@ struct LibHeifEncoding: @unchecked Sendable {
     let context_encode_image: heif_context_encode_image_f
     let context_write: heif_context_write_f
 
-    static let shared: LibHeifEncoding? = {
-        dlopen("libheif.so.1", RTLD_NOW | RTLD_LOCAL).flatMap(LibHeifEncoding.init(library:))
-    }()
+    static let shared: LibHeifEncoding? = LibHeifLibrary.handle.flatMap(LibHeifEncoding.init(library:))
 
     /// Every function from `library`, or nil if one is missing.
-    private init?(library: UnsafeMutableRawPointer) {
-        struct Missing: Error {}
-        func load<F>(_ name: String) throws -> F {
-            guard let symbol = dlsym(library, name) else { throw Missing() }
-            return unsafeBitCast(symbol, to: F.self)
-        }
+    private init?(library: LibHeifLibrary) {
+        func load<F>(_ name: String) throws -> F { try library.load(name) }
         do {
             have_encoder_for_format = try load("heif_have_encoder_for_format")
             context_alloc = try load("heif_context_alloc")
