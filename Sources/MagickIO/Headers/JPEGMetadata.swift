@@ -10,9 +10,9 @@ enum JPEGMetadata {
     /// A real ICC profile chain has at most 255 segments (its sequence numbers are bytes).
     static let maxICCSegments = 255
 
-    static func census(_ reader: inout ByteReader, headerOnly: Bool) -> MetadataCensus {
+    static func census(_ reader: inout ByteReader) -> MetadataCensus {
         var census = MetadataCensus()
-        census.isComplete = JPEGSegments.walkAll(&reader, untilScan: headerOnly) { reader, segment in
+        census.isComplete = JPEGSegments.walkAll(&reader) { reader, segment in
             guard (0xE0...0xEF).contains(segment.code) || segment.code == 0xFE else { return }
             // ImageMagick keeps the last comment (`SetImageProperty`), so COM segments cost it
             // their bytes, never a copy of the ones before: only APPn count as segments.

@@ -37,13 +37,11 @@ struct MetadataCensus: Sendable, Equatable {
     var uncounted: String?
 
     /// The census of `bytes` as `format`, compressed chunks counted up to `cap` bytes each.
-    /// `headerOnly` stops at the image data (PNG's first `IDAT`, JPEG's first scan): what a ping
-    /// reads.
-    static func take(_ bytes: SourceBytes, format: ImageFormat, cap: Int, headerOnly: Bool = false) -> MetadataCensus {
+    static func take(_ bytes: SourceBytes, format: ImageFormat, cap: Int) -> MetadataCensus {
         var reader = ByteReader(bytes)
         switch format {
-        case .png: return PNGMetadata.census(&reader, cap: cap, headerOnly: headerOnly)
-        case .jpeg: return JPEGMetadata.census(&reader, headerOnly: headerOnly)
+        case .png: return PNGMetadata.census(&reader, cap: cap)
+        case .jpeg: return JPEGMetadata.census(&reader)
         case .tiff: return ContainerMetadata.tiff(bytes)
         case .webp: return ContainerMetadata.webp(&reader)
         case .gif: return ContainerMetadata.gif(&reader)

@@ -3,10 +3,9 @@
 /// only). ImageMagick's PNG coder raises libpng's limit on a chunk's decompressed size to its own
 /// memory limit, so libpng's default caps never apply there: this count is the one that holds.
 enum PNGMetadata {
-    static func census(_ reader: inout ByteReader, cap: Int, headerOnly: Bool) -> MetadataCensus {
+    static func census(_ reader: inout ByteReader, cap: Int) -> MetadataCensus {
         var census = MetadataCensus()
         let end = PNGChunks.walk(&reader) { reader, chunk in
-            if headerOnly, chunk.type == "IDAT" { return false }
             let whole = chunk.offset..<chunk.end
             switch chunk.type {
             case "tEXt", "eXIf":
@@ -35,7 +34,7 @@ enum PNGMetadata {
             }
             return true
         }
-        census.isComplete = end == .imageEnd || (headerOnly && end == .stopped)
+        census.isComplete = end == .imageEnd
         return census
     }
 
