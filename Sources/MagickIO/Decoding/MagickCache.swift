@@ -87,6 +87,19 @@ final class CacheGate: @unchecked Sendable {
         return try body()
     }
 
+    /// Runs a decode reserving `bytes` of the pool (nil: it reserves none and does not wait):
+    /// beside others (``shared(reserving:_:)``), and once more alone (``exclusive(reserving:_:)``)
+    /// when it failed because the pool was full while others ran (an estimate short of what a
+    /// coder took). `body` starts from a clear wand each time.
+    func admitting<T>(_ bytes: Int?, _ body: () throws(MagickIOError) -> T) throws(MagickIOError) -> T {
+        guard let bytes else { return try body() }
+        do {
+            return try shared(reserving: bytes, body)
+        } catch where error.kind == .limitExceeded && error.limit == nil {
+            return try exclusive(reserving: bytes, body)
+        }
+    }
+
     /// Runs `body` once no other decode is under way, holding new ones back until it is done.
     func exclusive<T, E: Error>(reserving bytes: Int, _ body: () throws(E) -> T) throws(E) -> T {
         condition.lock()

@@ -166,7 +166,7 @@ extension Image {
             }
         }
 
-        private func copyImage(into copy: Wand) throws(MagickIOError) {
+        func copyImage(into copy: Wand) throws(MagickIOError) {
             lock.lock()
             defer { lock.unlock() }
             try copy.addImages(of: wand)
