@@ -92,3 +92,21 @@ struct LibHeifLibrary: @unchecked Sendable {
         return unsafeBitCast(symbol, to: F.self)
     }
 }
+
+extension LibHeif {
+    /// The one translation of a libheif status into a ``MagickIOError``: a memory failure is
+    /// `limitExceeded`, a feature or file type libheif does not support is `unsupportedFormat`
+    /// when reading, and anything else is `otherwise` (a corrupt image when reading, a failed
+    /// encode when writing); the message carries libheif's own words.
+    static func check(_ error: heif_error, _ doing: String, otherwise kind: MagickIOError.Kind) throws(MagickIOError) {
+        guard error.code != heif_error_Ok else { return }
+        let reason = error.message.map { String(cString: $0) } ?? "error \(error.code.rawValue)"
+        let kind: MagickIOError.Kind = switch error.code {
+        case heif_error_Memory_allocation_error: .limitExceeded
+        case heif_error_Unsupported_feature, heif_error_Unsupported_filetype, heif_error_Plugin_loading_error:
+            kind == .corruptImage ? .unsupportedFormat : kind
+        default: kind
+        }
+        throw MagickIOError(kind, "\(doing): \(reason) (libheif)")
+    }
+}

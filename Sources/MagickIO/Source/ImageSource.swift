@@ -58,7 +58,7 @@ public struct ImageSource: Sendable {
     public init(fileDescriptor descriptor: Int32, options: DecodingOptions = .default) throws {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
-            throw MagickIOError(.io, "descriptor \(descriptor): \(String(cString: strerror(errno)))")
+            throw MagickIOError.errno("descriptor \(descriptor)")
         }
         if status.st_mode & S_IFMT == S_IFREG {
             try self.init(bytes: .file(OpenFile(duplicating: descriptor)), options: options)
@@ -78,7 +78,7 @@ public struct ImageSource: Sendable {
         while true {
             let got = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if got < 0, errno == EINTR { continue }
-            guard got >= 0 else { throw MagickIOError(.io, "reading descriptor \(descriptor): \(String(cString: strerror(errno)))") }
+            guard got >= 0 else { throw MagickIOError.errno("reading descriptor \(descriptor)") }
             if got == 0 { return data }
             guard data.count + got <= limit else {
                 throw MagickIOError.limit("memoryBudget", requested: data.count + got, limit: limit,
