@@ -38,7 +38,7 @@ extension Wand {
                                       strictness: Strictness, cacheBytes: Int?) throws(MagickIOError) -> [DecoderWarning] {
         guard bytes.count > 0 else { throw MagickIOError(.emptyData, "the data is empty") }
         try MagickRuntime.checkSecurityPolicy()
-        try check(MagickSetFormat(pointer, format.magickName), fallback: .corruptImage)
+        try check(MagickSetFormat(pointer, format.magickName), fallback: .unsupportedFormat, reading: true)
         var status: MagickBooleanType
         switch bytes {
         case .file(let file):
@@ -48,7 +48,7 @@ extension Wand {
                 // The path was unlinked or replaced since the source opened it: ImageMagick's path
                 // policy refuses the "(deleted)" link. The descriptor still reads the file.
                 takeException()  // handled here: the fallback below
-                try check(MagickSetFormat(pointer, format.magickName), fallback: .corruptImage)
+                try check(MagickSetFormat(pointer, format.magickName), fallback: .unsupportedFormat, reading: true)
                 status = try readBlob(file.readAll(), frames: frames, ping: ping)
             }
         case .memory(let data):
@@ -87,7 +87,7 @@ extension Wand {
 
     private func readBlob(_ data: Data, frames: ClosedRange<Int>?, ping: Bool) throws(MagickIOError) -> MagickBooleanType {
         // A bare "[N]" file name selects frame N of a blob read without touching the file system.
-        try check(MagickSetFilename(pointer, Self.subimageSpec(frames)), fallback: .corruptImage)
+        try check(MagickSetFilename(pointer, Self.subimageSpec(frames)), fallback: .corruptImage, reading: true)
         return data.withUnsafeBytes { raw -> MagickBooleanType in
             ping
                 ? MagickPingImageBlob(pointer, raw.baseAddress, raw.count)

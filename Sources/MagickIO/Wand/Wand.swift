@@ -120,10 +120,10 @@ final class Wand {
 
     /// Throws the wand's exception if `status` is false; the kind comes from the severity, or
     /// `fallback` when ImageMagick gave none.
-    func check(_ status: MagickBooleanType, fallback: MagickIOError.Kind) throws(MagickIOError) {
+    func check(_ status: MagickBooleanType, fallback: MagickIOError.Kind, reading: Bool = false) throws(MagickIOError) {
         if status != MagickFalse { return }
         let exception = takeException(minimum: ErrorException)
-        throw MagickIOError(exception: exception, fallback: fallback)
+        throw MagickIOError(exception: exception, fallback: fallback, reading: reading)
     }
 
     /// Composites the animation frames the wand holds (`MagickCoalesceImages`) and keeps only the
