@@ -49,10 +49,7 @@ struct HostileInputTests {
     func lyingHeaders() throws {
         var lines: [String] = []
         for item in try Corpus.lyingHeaders() {
-            let clock = ContinuousClock()
-            let start = clock.now
             let outcome = Evaluation.evaluate(item.name) { () throws in try ImageSource(data: item.data) }
-            let elapsed = clock.now - start
             #expect(outcome.problem == nil, "\(item.name): \(outcome.problem ?? "")")
             if item.huge {
                 switch outcome.result {
@@ -62,9 +59,6 @@ struct HostileInputTests {
                     #expect(kind == .limitExceeded || kind == .corruptImage, "\(item.name): \(kind) \(outcome.detail)")
                 }
             }
-            // A wall-clock bound, kept to the plain run as the RSS bounds are: under a sanitizer
-            // this 1 ms refusal once waited 1.4 s for a core among the parallel tests.
-            #expect(elapsed < .seconds(1) || runningUnderSanitizer, "\(item.name) took \(elapsed)")
             lines.append("\(item.name): \(outcome.label) [\(outcome.detail.prefix(110))]")
         }
         print("HostileInput lying headers:\n  " + lines.joined(separator: "\n  "))
