@@ -46,6 +46,8 @@ final class PipelinedRows: RowSource {
     }
 
     /// The state both threads share, under one lock.
+    /// `@unchecked Sendable`: the slots and counters are touched only under the lock; the decoder
+    /// is used by the producer thread alone until it is joined.
     private final class Ring: @unchecked Sendable {
         let source: RawRowSource
         let slots: Int

@@ -20,9 +20,10 @@ public struct DecodingOptions: Sendable, Hashable {
     /// The most bytes one decode may need. Default 256 MiB: ImageMagick's default memory limit, so
     /// that a decode MagickIO lets through also fits in ImageMagick's pixel cache.
     public var memoryBudget: Int
-    /// The longest one decode (with its resize, for a thumbnail) may run before it stops between
-    /// two rows and throws ``MagickIOError/Kind/cancelled`` with a `timeLimit`
-    /// ``MagickIOError/limit``. Default: none. Unlike ImageMagick's own time limit, which MagickIO
+    /// The longest one call may run (a decode, or a thumbnail's whole pipeline: the embedded
+    /// thumbnail tried, the decode and the build on one clock) before it stops between two rows
+    /// and throws ``MagickIOError/Kind/cancelled`` with a `timeLimit` ``MagickIOError/limit``;
+    /// an `async` call's clock starts when its work starts. Default: none. Unlike ImageMagick's own time limit, which MagickIO
     /// never sets because it ends the process, this one stops only the call it belongs to.
     public var timeLimit: Duration?
     /// What a decoder's warnings may cost: whether a damaged image is refused

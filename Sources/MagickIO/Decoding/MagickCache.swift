@@ -31,6 +31,8 @@ enum MagickCache {
 ///
 /// Only the decode itself holds the gate, never a caller's wait, and a decode is admitted at once
 /// when none runs, so it cannot deadlock.
+/// `@unchecked Sendable`: its counters are read and written only under `condition`'s lock, and
+/// `pool` is set once at init and only called.
 final class CacheGate: @unchecked Sendable {
     static let shared = CacheGate()
 

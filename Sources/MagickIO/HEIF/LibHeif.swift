@@ -6,6 +6,8 @@ import Foundation
 /// but linking it would map it and its codecs (x265, aom, dav1d, libde265: about 2.5 MiB of
 /// resident memory) into every process, HEIF or not. Nil when it cannot be opened; the types
 /// come from libheif's header (Modules/CHeif).
+/// `@unchecked Sendable`: C function pointers set once from `dlsym` and never changed; libheif's
+/// functions are safe to call from several threads on distinct contexts.
 struct LibHeif: @unchecked Sendable {
     let context_alloc: heif_context_alloc_f
     let context_free: heif_context_free_f
@@ -76,6 +78,7 @@ struct LibHeif: @unchecked Sendable {
 
 /// `libheif.so.1`, opened once with `dlopen` for both of MagickIO's tables of its functions
 /// (``LibHeif`` to read, ``LibHeifEncoding`` to write).
+/// `@unchecked Sendable`: a `dlopen` handle set once, never closed or changed.
 struct LibHeifLibrary: @unchecked Sendable {
     /// Immutable once opened; `dlsym` may be called from any thread.
     let pointer: UnsafeMutableRawPointer
