@@ -42,7 +42,7 @@ extension ImageSource {
 
     /// The checks every decode passes, ImageMagick's or MagickIO's own (``StreamPlan``), in order:
     /// the stored pixel count (and a HEIF's coded one, ``ImageHeader/codedPixels``); a JPEG's scan
-    /// work (``JPEGSegments/maxBlockScans``); ImageMagick's pixel cache (`byImageMagick` only: the own paths put
+    /// work (``JPEGSegments/maxBlockScans``); ImageMagick's pixel cache (`byImageMagick` only: the own path puts
     /// only the thumbnail there); the memory budget; the decoded width and height (and area, for
     /// ImageMagick) against the process's limits.
     func checkLimits(stored: (width: Int, height: Int), _ estimate: DecodeEstimate, byImageMagick: Bool) throws(MagickIOError) {

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// How many decodes MagickIO runs at this moment, process-wide (its own paths' and ImageMagick's):
+/// How many decodes MagickIO runs at this moment, process-wide (the own path's and ImageMagick's):
 /// one big image pipelines its decoder and resampler on two threads only while fewer decodes than
 /// cores are running (a batch already keeps every core busy with one image each).
 enum DecodeActivity {

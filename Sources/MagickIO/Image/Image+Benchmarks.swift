@@ -3,7 +3,7 @@
 @_spi(Benchmarks)
 extension Image {
     /// The decoder that made this image's pixels: `ImageMagick`, `libjpeg-turbo` or `libpng`
-    /// (MagickIO's own paths, see ``ThumbnailOptions``).
+    /// (MagickIO's own path, see ``ThumbnailOptions``).
     public var decoderName: String { decoder.rawValue }
 
     /// This RGB image resized with MagickIO's resampler (a thumbnail's resize step).

@@ -1,4 +1,4 @@
-// Step 3 of the thumbnail pipeline done MagickIO's own way where the file allows: a JPEG's rows
+// The own path: the thumbnail pipeline's fill by MagickIO's own row decoders where the file allows: a JPEG's rows
 // from libjpeg-turbo at the DCT scale the plan chooses, a plain PNG's from libpng, a still WebP's
 // from libwebp at the whole-factor shrink the plan chooses, or a HEIC's or AVIF's from libheif's
 // buffer flow straight into the resampler, and only the thumbnail-sized result is ever held in
@@ -6,7 +6,7 @@
 // ImageMagick's path (the fallback), which then applies the source's strictness and reports what
 // it finds.
 
-/// How a thumbnail goes the own way: which decoder, at what size, at what cost.
+/// How a thumbnail goes the own path: which decoder, at what size, at what cost.
 struct StreamPlan: Sendable {
     var decoder: RowDecoder
     /// JPEG: the DCT scale's numerator k (k/8); PNG, WebP (scaled to ``decoded``), HEIF: 8.
