@@ -138,15 +138,22 @@ struct CancellationTests {
     @Test("cancelling the task stops its decode and throws cancelled", .timeLimit(.minutes(10)))
     func taskCancellation() async throws {
         let source = try ImageSource(url: twelveMegapixels)
-        // The decode is under way (inside ImageMagick's cache gate, which the test holds) when
-        // the task is cancelled.
-        let inside = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-        Thread { CacheGate.shared.exclusive(reserving: 0) { _ = inside.signal(); release.wait() } }.start()
-        #expect(inside.passes())
-        let task = Task { try await source.image(at: 0) }
-        try await waitUntil { CacheGate.shared.waitingCount >= 1 }
-        task.cancel()
-        release.signal()
+        // The decode is under way (waiting at ImageMagick's cache gate, which a thread of the test
+        // holds) when the task is cancelled. That thread, not the test's task, makes the task,
+        // cancels it and lets the gate go: nothing it waits for needs Swift's cooperative threads,
+        // which other tests' blocking decodes may hold.
+        let made = AsyncGate(), taskBox = Locked<Task<Image, any Error>?>(nil)
+        Thread {
+            CacheGate.shared.exclusive(reserving: 0) {
+                let task = Task { try await source.image(at: 0) }
+                taskBox.withLock { $0 = task }
+                made.open()
+                try? waitUntil { CacheGate.shared.waitingCount >= 1 }
+                task.cancel()
+            }
+        }.start()
+        await made.wait()
+        let task = try #require(taskBox.withLock { $0 })
         let result = await task.result
         switch result {
         case .success(let image):

@@ -101,7 +101,8 @@ struct IncrementalImageSourceTests {
             source.append(data[offset..<end])
             if end < sofEnd {
                 #expect(source.status == .waitingForHeader, "\(end) of \(sofEnd) bytes of the header")
-                #expect(throws: MagickIOError.self) { try source.properties(at: 0) }
+                let thrown = #expect(throws: MagickIOError.self) { try source.properties(at: 0) }
+                #expect(thrown?.kind == .frameOutOfRange, "\(String(describing: thrown))")
             } else {
                 #expect(source.status == .headerComplete, "\(end) bytes, the SOF ends at \(sofEnd)")
                 #expect(try source.properties(at: 0) == whole.properties(at: 0))
@@ -206,7 +207,8 @@ struct IncrementalImageSourceTests {
         let counts = steps.map(\.count)
         #expect(counts == counts.sorted())
         #expect(counts.last == 3)
-        #expect(throws: MagickIOError.self) { try source.properties(at: 3) }
+        let thrown = #expect(throws: MagickIOError.self) { try source.properties(at: 3) }
+        #expect(thrown?.kind == .frameOutOfRange, "\(String(describing: thrown))")
         source.append(Data(), isFinal: true)
         #expect(source.count == 3)
         for index in 0..<3 {

@@ -120,9 +120,10 @@ struct MetadataLimitsTests {
         let thumbnail = try source.thumbnail(maxPixelSize: 64)
         try Self.expectQuadrants(thumbnail, "iCCP over the cap")
         #expect(thumbnail.warnings.contains { $0.contains("ICC profile") }, "\(thumbnail.warnings)")
-        #expect(throws: MagickIOError.self) {
+        let kept = #expect(throws: MagickIOError.self) {
             try source.thumbnail(maxPixelSize: 64, options: ThumbnailOptions(colorProfile: .keep))
         }
+        #expect(kept?.kind == .limitExceeded && kept?.limit?.name == "maxMetadataBytes", "\(String(describing: kept))")
     }
 
     @Test("JPEG segments between scans and after the last are counted, and COM segments too")
@@ -138,7 +139,8 @@ struct MetadataLimitsTests {
                 "\(census.segments) segments, \(census.bytes) bytes; \(before.segments) and \(before.bytes) without them (COM counts by its bytes only)")
         let options = DecodingOptions(maxMetadataBytes: 500)
         let source = try ImageSource(data: Data(bytes), options: options)
-        #expect(throws: MagickIOError.self) { try source.image(at: 0) }
+        let thrown = #expect(throws: MagickIOError.self) { try source.image(at: 0) }
+        #expect(thrown?.kind == .limitExceeded && thrown?.limit?.name == "maxMetadataBytes", "\(String(describing: thrown))")
         try Self.expectQuadrants(try source.thumbnail(maxPixelSize: 64), "COM after the scan")
         let progressive = try Fixture.data("progressive.jpg")
         let scans = MetadataCensus.take(.memory(progressive), format: .jpeg, cap: 16 << 20)

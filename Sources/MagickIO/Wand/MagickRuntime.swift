@@ -12,8 +12,8 @@ let magickRuntime: MagickIOError? = {
     // (Both return the handler they replace, not a status.)
     _ = SetWarningHandler { _, _, _ in }
     _ = SetErrorHandler { _, _, _ in }
+    ImageMagick.applySecurityPolicy(decoders: ImageMagick.defaultAllowedDecoders)
     return MagickResources.set(ResourceLimits.safeDefaults, starting: false)
-        ?? ImageMagick.applySecurityPolicy(decoders: ImageMagick.defaultAllowedDecoders)
 }()
 
 /// The thread-specific slot of `Wand.withThreadWand`; its destructor destroys a thread's wand when
@@ -33,10 +33,11 @@ enum MagickRuntime {
         _ = magickRuntime
     }
 
-    /// Throws when start-up could not put MagickIO's resource limits or security policy in
-    /// force: no coder may then run (fail closed).
+    /// Throws when start-up could not put MagickIO's resource limits in force, or ImageMagick
+    /// refused the security policy last applied: no coder may then run (fail closed).
     static func checkSecurityPolicy() throws(MagickIOError) {
         if let failure = magickRuntime { throw failure }
+        if let refusal = ImageMagick.securityPolicyRefusal.withLock({ $0 }) { throw refusal }
     }
 }
 
