@@ -66,7 +66,8 @@ struct TIFFCostTests {
     func hostileLayoutsRefused(layout: String, width: Int, height: Int) throws {
         let file = try CostFixtures.tiff(layout, width: width, height: height)
         let source = try ImageSource(url: file)
-        #expect(throws: MagickIOError.self) { _ = try source.thumbnail(maxPixelSize: 256) }
+        let thrown = #expect(throws: MagickIOError.self) { _ = try source.thumbnail(maxPixelSize: 256) }
+        #expect(thrown?.kind == .limitExceeded, "\(String(describing: thrown))")
         let run = try MemoryTests.thumbnail(file)
         #expect(run.status == 1, "\(run.json)")
         let error = run.json["error"] as? [String: Any]

@@ -146,6 +146,8 @@ public struct Image: Sendable {
 extension Image {
     /// Owns the image's wand. The wand is touched only under `lock`: to copy its image into
     /// another wand, or to read its properties once.
+    /// `@unchecked Sendable`: the wand (not thread-safe) and the cached properties are touched only
+    /// under `lock`.
     final class Storage: @unchecked Sendable {
         private let wand: Wand
         private let lock = NSLock()
@@ -166,7 +168,7 @@ extension Image {
             }
         }
 
-        private func copyImage(into copy: Wand) throws(MagickIOError) {
+        func copyImage(into copy: Wand) throws(MagickIOError) {
             lock.lock()
             defer { lock.unlock() }
             try copy.addImages(of: wand)

@@ -9,10 +9,11 @@ public struct ThumbnailOptions: Sendable, Hashable {
     /// JPEG's EXIF thumbnail, or a HEIC/AVIF thumbnail item (read through libheif, which
     /// ImageMagick's coder never does). The embedded thumbnail ends upright too (the EXIF one is
     /// turned with the picture's orientation; an item's own `irot`/`imir` are applied), and keeps
-    /// the picture's metadata when ``metadata`` says so. ImageIO's nearest keys: `kCGImageSourceCreateThumbnailFromImageAlways` is ``never``
-    /// (always decode the image); `kCGImageSourceCreateThumbnailFromImageIfAbsent` uses any
-    /// embedded thumbnail, which is ``always``; ``ifAbsent`` also checks the size, which ImageIO
-    /// leaves to the caller.
+    /// the picture's metadata when ``metadata`` says so. The words are ImageIO's, the meanings are
+    /// not: ImageIO's keys name when the image itself is decoded, these when the embedded thumbnail
+    /// is used. `kCGImageSourceCreateThumbnailFromImageAlways` is ``never`` (always decode the
+    /// image); `kCGImageSourceCreateThumbnailFromImageIfAbsent` uses any embedded thumbnail, which
+    /// is ``always``; ``ifAbsent`` also checks the size, which ImageIO leaves to the caller.
     public enum EmbeddedThumbnail: Sendable, Hashable, CaseIterable {
         /// Always decode the image itself (the default).
         case never
