@@ -25,7 +25,7 @@ extension ImageSource {
     /// palette PNG, a still WebP, or a HEIC or AVIF, an enlargement, or metadata to keep
     /// (ImageMagick's path copies it).
     func streamPlan(_ plan: ThumbnailPlan, at index: Int, options: ThumbnailOptions) -> StreamPlan? {
-        guard index == 0, count == 1, options.metadata == .stripAll, options.ownDecoders, let header else { return nil }
+        guard index == 0, count == 1 || format == .tiff, options.metadata == .stripAll, options.ownDecoders, let header else { return nil }
         let stored = (width: header.width, height: header.height)
         let decoded: (width: Int, height: Int)
         let scale: Int
@@ -49,6 +49,10 @@ extension ImageSource {
             // estimate is that picture's, checked before libheif decodes.
             scale = 8
             decoded = (frames[0].pixelWidth, frames[0].pixelHeight)
+        case .tiff where header.tiffPages.first.map(TIFFRows.takes) ?? false:
+            // The first page (of any number) of a layout libtiff's rows are taken from.
+            scale = 8
+            decoded = stored
         default:
             return nil
         }
@@ -88,6 +92,9 @@ extension ImageSource {
                         case .webp:
                             try WebPRows(input: data, descriptor: descriptor, size: size, stored: stream.stored,
                                          scaled: stream.decoded)
+                        case .tiff:
+                            try TIFFRows(input: data, descriptor: descriptor, size: size, stored: stream.stored,
+                                         allocationLimit: TIFFRows.allocationLimit(header?.tiffPages.first, fileBytes: size))
                         default:
                             try HEIFRows(input.bytes, maxPixelCount: decodingOptions.maxPixelCount)
                         }
@@ -103,11 +110,15 @@ extension ImageSource {
                         if let icc = rows.iccProfile {
                             wand.setProfile("icc", icc)
                         }
+                        if (decoder as? TIFFRows)?.isGrey == true {
+                            do throws(MagickIOError) { try wand.markGrey() } catch { throw .fallback(error.description) }
+                        }
                     }
                     return switch format {
                     case .jpeg: .libjpeg
                     case .png: .libpng
                     case .webp: .libwebp
+                    case .tiff: .libtiff
                     default: .libheif
                     }
                 }
