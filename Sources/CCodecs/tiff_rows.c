@@ -293,7 +293,10 @@ int mio_tiff_start(mio_tiff *t, mio_tiff_info *info) {
         uint64_t across = ((uint64_t)width + info->tile_width - 1) / info->tile_width;
         uint64_t tile_row = TIFFTileRowSize64(tif);
         uint64_t expected_row = ((uint64_t)info->tile_width * (uint64_t)bits * (uint64_t)(t->planes > 1 ? 1 : samples) + 7) / 8;
-        if (tile == 0 || tile_row != expected_row || tile != tile_row * info->tile_length) {
+        // A tile's rows must start on a byte in the assembled row (TIFF's tile widths are
+        // multiples of 16).
+        int whole_bytes = ((uint64_t)info->tile_width * (uint64_t)bits * (uint64_t)(t->planes > 1 ? 1 : samples)) % 8 == 0;
+        if (tile == 0 || !whole_bytes || tile_row != expected_row || tile != tile_row * info->tile_length) {
             set_message(t, "a tile size libtiff does not agree with");
             return -1;
         }

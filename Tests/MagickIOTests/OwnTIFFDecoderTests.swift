@@ -191,6 +191,19 @@ struct OwnTIFFDecoderTests {
         #expect(run.peakRSS <= 48 << 20, "\(name): peak RSS \(run.peakRSS >> 20) MiB")
     }
 
+    @Test("a 16-bit RGBA TIFF in one 4400x4400 deflate strip, which ImageMagick's path refuses, streams in little memory",
+          .timeLimit(.minutes(10)))
+    func oneStripStreams() throws {
+        let file = try CostFixtures.tiff("rgba16-strip", width: 4400, height: 4400)
+        let source = try ImageSource(url: file)
+        #expect(throws: MagickIOError.self) { _ = try source.thumbnail(maxPixelSize: 256, options: Self.imageMagickOnly) }
+        #expect(try source.thumbnail(maxPixelSize: 64).decoder == .libtiff)
+        let run = try MemoryTests.thumbnail(file)
+        #expect(run.status == 0, "\(run.json)")
+        #expect(run.json["width"] as? Int == 256, "\(run.json)")
+        #expect(run.peakRSS <= 64 << 20 || runningUnderSanitizer, "peak RSS \(run.peakRSS >> 20) MiB")
+    }
+
     @Test("a TIFF thumbnail decoded on two threads is the one decoded on one", .timeLimit(.minutes(10)))
     func pipelined() throws {
         let source = try ImageSource(url: try Self.large("24mp-lzw.tif"))
