@@ -9,12 +9,6 @@ import Testing
 /// bounded peak.
 @Suite("Own TIFF decoder")
 struct OwnTIFFDecoderTests {
-    static let imageMagickOnly: ThumbnailOptions = {
-        var options = ThumbnailOptions()
-        options.ownDecoders = false
-        return options
-    }()
-
     /// One file for each layout taken (scripts/tiff-fixtures.sh), every orientation
     /// (make-fixtures.sh: deflate RGB), the alpha fixtures of the world files, and a BigTIFF.
     static let taken = [
@@ -27,16 +21,7 @@ struct OwnTIFFDecoderTests {
 
     @Test("a TIFF thumbnail through libtiff matches ImageMagick's path", arguments: taken)
     func matchesImageMagick(name: String) throws {
-        for source in [try Fixture.source(name), try ImageSource(data: Fixture.data(name))] {
-            let side = max(source.frames[0].orientedWidth, source.frames[0].orientedHeight)
-            for size in Set([16, side / 3, side / 2 + 1, side]) where size >= 1 {
-                let own = try source.thumbnail(maxPixelSize: size)
-                let magick = try source.thumbnail(maxPixelSize: size, options: Self.imageMagickOnly)
-                #expect(own.decoder == .libtiff, "\(name) at \(size)")
-                #expect(magick.decoder == .imageMagick)
-                try Self.expectSame(own, magick, "\(name) at \(size)")
-            }
-        }
+        try OwnPathParity.expectMatches(name, through: .libtiff)
     }
 
     @Test("the first page of a multi-page TIFF goes through libtiff; the others stay on ImageMagick's path")
@@ -45,7 +30,7 @@ struct OwnTIFFDecoderTests {
         #expect(source.count == 2)
         let first = try source.thumbnail(maxPixelSize: 8)
         #expect(first.decoder == .libtiff && first.width == 8 && first.height == 8)
-        try Self.expectSame(first, try source.thumbnail(maxPixelSize: 8, options: Self.imageMagickOnly), "page 0")
+        try OwnPathParity.expectSame(first, try source.thumbnail(maxPixelSize: 8, options: .imageMagickOnly), "page 0")
         let second = try source.thumbnail(maxPixelSize: 4, at: 1)
         #expect(second.decoder == .imageMagick && second.width == 4)
     }
@@ -61,7 +46,7 @@ struct OwnTIFFDecoderTests {
         // Min-is-white and min-is-black alike: the photo's sky (top left) is light on both paths.
         for name in ["tiff-g4-miniswhite.tif", "tiff-g3-minisblack.tif", "tiff-grey8-miniswhite.tif"] {
             let own = try Fixture.source(name).thumbnail(maxPixelSize: 10).pixels(.rgba8).rgba(x: 1, y: 1)
-            let magick = try Fixture.source(name).thumbnail(maxPixelSize: 10, options: Self.imageMagickOnly).pixels(.rgba8).rgba(x: 1, y: 1)
+            let magick = try Fixture.source(name).thumbnail(maxPixelSize: 10, options: .imageMagickOnly).pixels(.rgba8).rgba(x: 1, y: 1)
             let difference = abs(Int(own.r) - Int(magick.r))
             #expect(difference <= 3, "\(name): \(own) vs \(magick)")
             #expect(own.r == own.g && own.g == own.b, "\(name): grey")
@@ -72,14 +57,14 @@ struct OwnTIFFDecoderTests {
     func colourProfile() throws {
         let source = try Fixture.source("tiff-icc.tif")
         let converted = try source.thumbnail(maxPixelSize: 16)
-        let magick = try source.thumbnail(maxPixelSize: 16, options: Self.imageMagickOnly)
+        let magick = try source.thumbnail(maxPixelSize: 16, options: .imageMagickOnly)
         #expect(converted.decoder == .libtiff)
-        try Self.expectSame(converted, magick, "converted")
+        try OwnPathParity.expectSame(converted, magick, "converted")
         let kept = try source.thumbnail(maxPixelSize: 16, options: ThumbnailOptions(colorProfile: .keep))
         var keptByImageMagick = ThumbnailOptions(colorProfile: .keep)
         keptByImageMagick.ownDecoders = false
         #expect(kept.decoder == .libtiff)
-        try Self.expectSame(kept, try source.thumbnail(maxPixelSize: 16, options: keptByImageMagick), "kept")
+        try OwnPathParity.expectSame(kept, try source.thumbnail(maxPixelSize: 16, options: keptByImageMagick), "kept")
         let a = try kept.pixels(.rgba8).rgba(x: 8, y: 8), b = try converted.pixels(.rgba8).rgba(x: 8, y: 8)
         let red = abs(Int(a.r) - Int(b.r)), green = abs(Int(a.g) - Int(b.g)), blue = abs(Int(a.b) - Int(b.b))
         let difference: Int = red + green + blue
@@ -93,7 +78,7 @@ struct OwnTIFFDecoderTests {
         // An unknown tag: libtiff warns, and ImageMagick's path reports what it says.
         let unknown = try ImageSource(url: Fixture.url("tiff-unknown-tag.tif"))
         let own = try unknown.thumbnail(maxPixelSize: 20)
-        let magick = try unknown.thumbnail(maxPixelSize: 20, options: Self.imageMagickOnly)
+        let magick = try unknown.thumbnail(maxPixelSize: 20, options: .imageMagickOnly)
         #expect(own.decoder == .imageMagick)
         #expect(own.warnings == magick.warnings)
         let keeping = try Fixture.source("tiff-rgb8-lzw.tif").thumbnail(maxPixelSize: 20, options: ThumbnailOptions(metadata: .keepAll))
@@ -111,7 +96,7 @@ struct OwnTIFFDecoderTests {
             try source.thumbnail(.maxPixelSize(40), at: 0, allowUpscale: false, options: ThumbnailOptions(), interrupt: nil)
         }
         let magick = Result { () throws(MagickIOError) -> Image in
-            try source.thumbnail(.maxPixelSize(40), at: 0, allowUpscale: false, options: Self.imageMagickOnly, interrupt: nil)
+            try source.thumbnail(.maxPixelSize(40), at: 0, allowUpscale: false, options: .imageMagickOnly, interrupt: nil)
         }
         switch (own, magick) {
         case (.failure(let ownError), .failure(let magickError)):
@@ -196,7 +181,7 @@ struct OwnTIFFDecoderTests {
     func oneStripStreams() throws {
         let file = try CostFixtures.tiff("rgba16-strip", width: 4400, height: 4400)
         let source = try ImageSource(url: file)
-        #expect(throws: MagickIOError.self) { _ = try source.thumbnail(maxPixelSize: 256, options: Self.imageMagickOnly) }
+        #expect(throws: MagickIOError.self) { _ = try source.thumbnail(maxPixelSize: 256, options: .imageMagickOnly) }
         #expect(try source.thumbnail(maxPixelSize: 64).decoder == .libtiff)
         let run = try MemoryTests.thumbnail(file)
         #expect(run.status == 0, "\(run.json)")
@@ -225,24 +210,5 @@ struct OwnTIFFDecoderTests {
             default: try LargeTIFFs.write(to: url, width: 6000, height: 4000, .rgb(compression: 1, tiled: true))
             }
         }
-    }
-
-    static func expectSame(_ own: Image, _ magick: Image, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        #expect(own.width == magick.width && own.height == magick.height, "\(what): \(own.width)x\(own.height) vs \(magick.width)x\(magick.height)", sourceLocation: sourceLocation)
-        #expect(own.orientation == magick.orientation, sourceLocation: sourceLocation)
-        #expect(own.properties.hasAlpha == magick.properties.hasAlpha, "\(what): alpha", sourceLocation: sourceLocation)
-        #expect(own.properties.colorSpace == magick.properties.colorSpace, "\(what): \(own.properties.colorSpace) vs \(magick.properties.colorSpace)", sourceLocation: sourceLocation)
-        #expect(own.warnings == magick.warnings, "\(what): warnings", sourceLocation: sourceLocation)
-        guard own.width == magick.width, own.height == magick.height else { return }
-        // Colours weighted by their alpha, as they are seen.
-        let a = try own.pixels(.rgba8), b = try magick.pixels(.rgba8)
-        var sum = 0.0
-        for i in a.bytes.indices {
-            let alpha = i % 4 == 3 ? (1.0, 1.0) : (Double(a.bytes[i | 3]) / 255, Double(b.bytes[i | 3]) / 255)
-            let d = (Double(a.bytes[i]) * alpha.0 - Double(b.bytes[i]) * alpha.1) / 255
-            sum += d * d
-        }
-        let rmse = (sum / Double(a.bytes.count)).squareRoot()
-        #expect(rmse < 0.01, "\(what): RMSE \(rmse)", sourceLocation: sourceLocation)
     }
 }
