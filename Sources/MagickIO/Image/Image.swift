@@ -35,6 +35,7 @@ public struct Image: Sendable {
         case libpng
         case libwebp
         case libheif
+        case libtiff
     }
 
     /// Wraps a wand holding exactly one image; the image takes ownership.

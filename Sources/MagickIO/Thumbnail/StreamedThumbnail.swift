@@ -26,7 +26,7 @@ extension ImageSource {
     /// palette PNG, a still WebP, or a HEIC or AVIF, an enlargement, or metadata to keep
     /// (ImageMagick's path copies it).
     func streamPlan(_ plan: ThumbnailPlan, at index: Int, options: ThumbnailOptions) -> StreamPlan? {
-        guard index == 0, count == 1, options.metadata == .stripAll, options.ownDecoders, let header else { return nil }
+        guard index == 0, count == 1 || format == .tiff, options.metadata == .stripAll, options.ownDecoders, let header else { return nil }
         let stored = (width: header.width, height: header.height)
         let decoded: (width: Int, height: Int)
         let scale: Int
@@ -55,6 +55,11 @@ extension ImageSource {
             decoder = .heif
             scale = 8
             decoded = (frames[0].pixelWidth, frames[0].pixelHeight)
+        case .tiff where header.tiffPages.first.map(TIFFRows.takes) ?? false:
+            // The first page (of any number) of a layout libtiff's rows are taken from.
+            decoder = .tiff
+            scale = 8
+            decoded = stored
         default:
             return nil
         }
@@ -94,6 +99,9 @@ extension ImageSource {
                                interrupt: interrupt)
                 if let icc = rows.iccProfile {
                     do throws(MagickIOError) { try wand.setProfile("icc", icc) } catch { throw .fallback(error.description) }
+                }
+                if (decoder as? TIFFRows)?.isGrey == true {
+                    do throws(MagickIOError) { try wand.markGrey() } catch { throw .fallback(error.description) }
                 }
             }
         }
@@ -161,7 +169,7 @@ extension ImageSource {
 /// arm in ``open(_:_:input:data:descriptor:size:interrupt:)`` and ``name``, and the header's
 /// test in ``ImageSource/streamPlan(_:at:options:)``.
 enum RowDecoder: Sendable, Hashable {
-    case jpeg, png, webp, heif
+    case jpeg, png, webp, tiff, heif
 
     /// The decoder, opened on the file's bytes (`data`, or `descriptor` read with `pread`).
     func open(_ source: ImageSource, _ stream: StreamPlan, input: SourceBytes, data: UnsafePointer<UInt8>?,
@@ -174,6 +182,9 @@ enum RowDecoder: Sendable, Hashable {
             try PNGRows(input: data, descriptor: descriptor, size: size)
         case .webp:
             try WebPRows(input: data, descriptor: descriptor, size: size, stored: stream.stored, scaled: stream.decoded)
+        case .tiff:
+            try TIFFRows(input: data, descriptor: descriptor, size: size, stored: stream.stored,
+                         allocationLimit: TIFFRows.allocationLimit(source.header?.tiffPages.first, fileBytes: size))
         case .heif:
             try HEIFRows(input, maxPixelCount: source.decodingOptions.maxPixelCount)
         }
@@ -185,6 +196,7 @@ enum RowDecoder: Sendable, Hashable {
         case .jpeg: .libjpeg
         case .png: .libpng
         case .webp: .libwebp
+        case .tiff: .libtiff
         case .heif: .libheif
         }
     }

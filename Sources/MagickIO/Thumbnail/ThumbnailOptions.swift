@@ -40,8 +40,8 @@ public struct ThumbnailOptions: Sendable, Hashable {
     /// Which metadata the thumbnail keeps. Default ``MetadataPolicy/stripAll``.
     public var metadata: MetadataPolicy
 
-    /// Whether a JPEG, PNG, WebP or HEIF thumbnail may stream through MagickIO's own decoders
-    /// (libjpeg-turbo, libpng, libwebp, libheif) rather than ImageMagick's: on by default; off makes every thumbnail take
+    /// Whether a JPEG, PNG, WebP, TIFF or HEIF thumbnail may stream through MagickIO's own decoders
+    /// (libjpeg-turbo, libpng, libwebp, libtiff, libheif) rather than ImageMagick's: on by default; off makes every thumbnail take
     /// ImageMagick's path, which the tests and the benchmark compare it with.
     @_spi(Benchmarks) public var ownDecoders = true
 
