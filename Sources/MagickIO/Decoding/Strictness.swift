@@ -49,6 +49,15 @@ struct DecoderWarning: Sendable, Hashable {
         meansDamage = Self.meansDamage(message.lowercased(), format: format)
     }
 
+    /// Whether an exception ImageMagick raised at error severity, though its coder went on and
+    /// read every pixel, is only a container's oddity: BMP's "length and filesize do not match"
+    /// (coders/bmp.c raises it whenever the file-size field is not the file's size, which OS/2
+    /// writers fill with the headers' size) when the file holds the whole pixel array
+    /// (``BMPProperties/pixelsAreWhole(_:)``). It is then a warning like any other.
+    static func isContainerOddity(_ message: String, format: ImageFormat, bytes: SourceBytes) -> Bool {
+        format == .bmp && message.lowercased().contains("length and filesize do not match") && BMPProperties.pixelsAreWhole(bytes)
+    }
+
     /// libjpeg's, libpng's and libtiff's warning texts (jerror.h, png.c/pngrutil.c, tif_dirread.c)
     /// sorted by what they mean for the pixels.
     private static func meansDamage(_ text: String, format: ImageFormat) -> Bool {
