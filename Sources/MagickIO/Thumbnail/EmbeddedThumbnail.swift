@@ -17,12 +17,19 @@ extension ImageSource {
         if let embedded = embeddedThumbnail() {
             let stored = embedded.frames[0]
             guard serves(width: stored.orientedWidth, height: stored.orientedHeight) else { return nil }
-            let plan = try embedded.thumbnailPlan(request, at: 0, allowUpscale: false)
-            let input = try embedded.decoderInput(keeping: MetadataUse(options))
-            return try embedded.withDecoded(frame: 0, jpegHint: plan.hint, interrupt: interrupt, input: input) { wand, warnings throws(MagickIOError) in
-                try copyMetadata(into: wand, for: options)
-                return try Self.buildThumbnail(wand, plan.geometry, stored: plan.stored, orientation: stored.orientation, options: options,
-                                                     warnings: warnings)
+            do throws(MagickIOError) {
+                let plan = try embedded.thumbnailPlan(request, at: 0, allowUpscale: false)
+                let input = try embedded.decoderInput(keeping: MetadataUse(options))
+                return try embedded.withDecoded(frame: 0, jpegHint: plan.hint, interrupt: interrupt, input: input) { wand, warnings throws(MagickIOError) in
+                    try copyMetadata(into: wand, for: options)
+                    return try Self.buildThumbnail(wand, plan.geometry, stored: plan.stored, orientation: stored.orientation, options: options,
+                                                   warnings: warnings.map(namingEmbedded))
+                }
+            } catch {
+                // As for a HEIF item below: a carried thumbnail that does not decode is a missed
+                // shortcut, not a broken file (viewers show the picture); a stop is final.
+                if error.kind == .cancelled { throw error }
+                return nil
             }
         }
         guard format.isHEIF else { return nil }
@@ -45,6 +52,15 @@ extension ImageSource {
             if error.kind == .cancelled { throw error }
             return nil
         }
+    }
+
+    /// `warning` from the EXIF thumbnail's decode with the file named: ImageMagick reads the
+    /// thumbnail from memory and names it `' in its words.
+    private func namingEmbedded(_ warning: DecoderWarning) -> DecoderWarning {
+        var named = warning
+        let name = if case .file(let file) = bytes { "\(file.path)' (its EXIF thumbnail)" } else { "the EXIF thumbnail'" }
+        named.message = warning.message.replacingOccurrences(of: "`'", with: "`" + name)
+        return named
     }
 
     /// The thumbnail a camera stored in a JPEG's EXIF data (IFD1's `JPEGInterchangeFormat`), opened
