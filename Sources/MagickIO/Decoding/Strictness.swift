@@ -5,7 +5,9 @@
 /// entropy-coded stream ("bad Huffman code"), a short strip in a TIFF. Others are about the
 /// container and leave every pixel as the file has it: a few extraneous bytes between two JPEG
 /// markers (common from cameras and editors), a PNG ancillary chunk with a bad CRC (libpng drops
-/// the chunk), compressed data after a PNG's last row, an unknown TIFF tag. Viewers (libvips,
+/// the chunk), compressed data after a PNG's last row, an unknown TIFF tag, a BMP whose file-size
+/// field is not the file's size while its whole pixel array is there (OS/2 writers store the
+/// headers' size; ImageMagick reports it at error severity and reads on). Viewers (libvips,
 /// Pillow, ImageIO) show the second kind, and so does MagickIO unless told otherwise.
 ///
 /// ```swift

@@ -5,13 +5,26 @@
 /// listed after the item's `ispe`: libavif lists them before it (Link-U's `kimono.rotate90.avif`
 /// is stored 1024x722, decodes to 722x1024, and libheif's handle says 1024x722). MagickIO takes
 /// the size the decode gives, read here.
+///
+/// libheif 1.15's own encoder lists them before `ispe` too, but writes the size as shown there
+/// (the fixtures of scripts/heif-fixture.c: a 64x96 picture turned a quarter declares 96x64); its
+/// reader sizes those right. The two are told apart by the picture the codec makes: the declared
+/// size is taken as stored when its shape is that picture's, and as shown when it is the other way
+/// round.
 extension HEIFItems {
-    /// The size `item` decodes to: its declared size (`ispe`), then each `clap` and `irot` in the
-    /// order the item lists them, cropped and turned as libheif 1.15 does; nil without an `ispe`
-    /// or with a clean aperture libheif cannot apply (a zero denominator, nothing left).
+    /// The size `item` decodes to: its declared size (`ispe`) as stored, then each `clap` and
+    /// `irot` in the order the item lists them, cropped and turned as libheif 1.15 does; nil
+    /// without an `ispe` or with a clean aperture libheif cannot apply (a zero denominator,
+    /// nothing left).
     func shownSize(of item: Int, _ reader: inout ByteReader) -> ImageSize? {
         guard let declared = declaredSize(of: item, &reader) else { return nil }
         var size = ImageSize(width: declared.width, height: declared.height)
+        let type = items[item]?.type ?? ""
+        let picture = type == "grid" || type == "iovl" ? canvasSize(of: item, type: type, &reader) : codedSize(of: item, type: type, &reader)
+        if let picture, picture.width != picture.height, size.width != size.height,
+           (picture.width > picture.height) != (size.width > size.height) {
+            size = ImageSize(width: size.height, height: size.width)  // declared as shown: back to as stored
+        }
         for index in items[item]?.properties ?? [] where index >= 1 && index <= properties.count {
             let property = properties[index - 1]
             switch property.type {
