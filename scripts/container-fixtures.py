@@ -173,11 +173,13 @@ out("avifs-sequence-only.avifs", ftyp + movie() + box(b"mdat", av1[2]))
 BW, BH = 32, 16
 
 
-def bmp(info, palette_entry_size, size_field=None, reserved=(0, 0), cut=0):
-    palette = b"".join(bytes((b, g, r)) + bytes(palette_entry_size - 3) for r, g, b in QUADRANTS)
-    palette += bytes(palette_entry_size * (256 - len(QUADRANTS)))
+def bmp(info, palette_entry_size, size_field=None, reserved=(0, 0), cut=0, first=0):
+    """The quadrants at palette indices `first` on (the entries before them black)."""
+    palette = bytes(palette_entry_size * first)
+    palette += b"".join(bytes((b, g, r)) + bytes(palette_entry_size - 3) for r, g, b in QUADRANTS)
+    palette += bytes(palette_entry_size * (256 - first - len(QUADRANTS)))
     stride = (BW + 3) // 4 * 4
-    pixels = b"".join(bytes(quadrant(x, y, BW, BH) for x in range(BW)) + bytes(stride - BW)
+    pixels = b"".join(bytes(first + quadrant(x, y, BW, BH) for x in range(BW)) + bytes(stride - BW)
                       for y in reversed(range(BH)))
     offset = 14 + len(info) + len(palette)
     total = offset + len(pixels)
@@ -197,6 +199,10 @@ out("bmp-os2-hotspot.bmp", bmp(os2v1, 3, size_field=14 + 12, reserved=(21, 16)))
 out("bmp-os2v2.bmp", bmp(os2v2, 4))
 out("bmp-os2v2-size-field.bmp", bmp(os2v2, 4, size_field=14 + 64))
 out("bmp-os2v2-40.bmp", bmp(os2v2_40, 4))
+# An OS/2 2.x header cut after the bit count (16 bytes, as bmpsuite's pal8os2v2-16). ImageMagick
+# reads the Windows fields after it all the same, from the palette: its first six entries are
+# black, so that they read as no compression and no colour count, as bmpsuite's do.
+out("bmp-os2v2-16.bmp", bmp(struct.pack("<IiiHH", 16, BW, BH, 1, 8), 4, first=6))
 out("bmp-os2v2-40-size-field.bmp", bmp(os2v2_40, 4, size_field=14 + 40))
 # Real damage beside the same oddity: the last 5 rows' pixels are missing.
 out("bmp-os2-size-field-truncated.bmp", bmp(os2v1, 3, size_field=14 + 12, cut=5 * BW))

@@ -104,9 +104,9 @@ struct ContainerOdditiesTests {
         #expect((thumbnail.width, thumbnail.height) == (16, 8))
     }
 
-    @Test("the OS/2 BMPs with a v1 or 40-byte header show the quadrants")
+    @Test("the OS/2 BMPs with a v1, 40-byte or 16-byte header show the quadrants")
     func os2Colours() throws {
-        for name in ["bmp-os2-size-field.bmp", "bmp-os2v2-40-size-field.bmp"] {
+        for name in ["bmp-os2-size-field.bmp", "bmp-os2v2-40-size-field.bmp", "bmp-os2v2-16.bmp"] {
             expect(try quadrants(try Fixture.source(name).image(at: 0)), [Self.red, Self.green, Self.blue, Self.yellow], name)
         }
     }
