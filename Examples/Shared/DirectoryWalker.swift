@@ -51,6 +51,8 @@ public struct DirectoryWalker {
     /// The extensions a directory walk takes, lowercased.
     public static let imageExtensions: Set<String> = [
         "jpg", "jpeg", "png", "gif", "webp", "tif", "tiff", "heic", "heif", "avif", "bmp",
+        // Image sequences (their still item is shown) and the HEIF of Canon and Sony cameras.
+        "avifs", "heics", "hif",
     ]
 
     /// The absolute path with every symbolic link resolved, when the path exists.

@@ -51,7 +51,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
         discussion: """
             Each INPUT is a file or a directory. A file is always tried; a directory is walked \
             recursively for regular, non-hidden files with an image extension (jpg jpeg png gif \
-            webp tif tiff heic heif avif bmp, any case), skipping the output directory. With no \
+            webp tif tiff heic heif hif avif avifs heics bmp, any case), skipping the output directory. With no \
             INPUT the bundled sample images are used.
 
             Thumbnails go to DIR/<path below the input, without extension>.<jpg|png|webp|avif>; inputs \
@@ -77,11 +77,13 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("JPEG, WebP and AVIF quality, 1...100 (AVIF keeps full chroma from 90 up).", valueName: "Q"))
     var quality: Int = 85
 
+    // Optional, so that the help states the default in words once (argument-parser would add
+    // this machine's count as a second default).
     @Option(name: .long, help: ArgumentHelp("Thumbnails made at once (default: the active processor count).", valueName: "N"))
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    var jobs: Int?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Use the thumbnail a file carries (EXIF, HEIC/AVIF item): never, if-absent (when it is at least N), always.",
+        "Use the thumbnail a file carries (EXIF, HEIC/AVIF item): never, if-absent (only when it is at least as large as the thumbnail --max-pixel-size N asks for), always; one that does not decode falls back to the picture.",
         valueName: "never|if-absent|always"))
     var embedded: EmbeddedChoice = .never
 
@@ -101,7 +103,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
         guard format.encoding(quality: quality).isAvailable else {
             throw ValidationError("this machine cannot write \(format.rawValue) (no encoder).")
         }
-        guard jobs >= 1 else {
+        if let jobs, jobs < 1 {
             throw ValidationError("--jobs must be at least 1 (got \(jobs)).")
         }
         guard !output.isEmpty else {
@@ -137,7 +139,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
         // MagickIO's Thumbnailer runs the jobs (at most --jobs at once, within its memory budget)
         // on its own threads and hands back each thumbnail as it is done.
         let runnable = plan.jobs.filter { $0.plannedError == nil }
-        let thumbnailer = Thumbnailer(maxConcurrentJobs: jobs, memoryBudget: decoding.options.memoryBudget,
+        let thumbnailer = Thumbnailer(maxConcurrentJobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, memoryBudget: decoding.options.memoryBudget,
                                       decodingOptions: decoding.options)
         let inputs = runnable.map { URL(fileURLWithPath: $0.input) }
         let options = ThumbnailOptions(embedded: embedded.option)

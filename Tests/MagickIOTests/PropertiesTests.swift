@@ -16,6 +16,10 @@ struct PropertiesTests {
         return [fixtures, samples].flatMap { folder in
             ((try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? [])
                 .filter { extensions.contains($0.pathExtension) }
+                // HEIF items turned or cropped by properties listed before their `ispe`: the ping
+                // says libheif's handle size, which misses those, and MagickIO the size libheif
+                // decodes to (ContainerOdditiesTests checks it against the pixels).
+                .filter { !$0.lastPathComponent.contains("-first.") }
         }.sorted { $0.lastPathComponent < $1.lastPathComponent }
     }()
 

@@ -5,7 +5,9 @@
 /// entropy-coded stream ("bad Huffman code"), a short strip in a TIFF. Others are about the
 /// container and leave every pixel as the file has it: a few extraneous bytes between two JPEG
 /// markers (common from cameras and editors), a PNG ancillary chunk with a bad CRC (libpng drops
-/// the chunk), compressed data after a PNG's last row, an unknown TIFF tag. Viewers (libvips,
+/// the chunk), compressed data after a PNG's last row, an unknown TIFF tag, a BMP whose file-size
+/// field is not the file's size while its whole pixel array is there (OS/2 writers store the
+/// headers' size; ImageMagick reports it at error severity and reads on). Viewers (libvips,
 /// Pillow, ImageIO) show the second kind, and so does MagickIO unless told otherwise.
 ///
 /// ```swift
@@ -47,6 +49,15 @@ struct DecoderWarning: Sendable, Hashable {
     init(_ message: String, format: ImageFormat) {
         self.message = message
         meansDamage = Self.meansDamage(message.lowercased(), format: format)
+    }
+
+    /// Whether an exception ImageMagick raised at error severity, though its coder went on and
+    /// read every pixel, is only a container's oddity: BMP's "length and filesize do not match"
+    /// (coders/bmp.c raises it whenever the file-size field is not the file's size, which OS/2
+    /// writers fill with the headers' size) when the file holds the whole pixel array
+    /// (``BMPProperties/pixelsAreWhole(_:)``). It is then a warning like any other.
+    static func isContainerOddity(_ message: String, format: ImageFormat, bytes: SourceBytes) -> Bool {
+        format == .bmp && message.lowercased().contains("length and filesize do not match") && BMPProperties.pixelsAreWhole(bytes)
     }
 
     /// libjpeg's, libpng's and libtiff's warning texts (jerror.h, png.c/pngrutil.c, tif_dirread.c)

@@ -23,7 +23,7 @@ final class HEIFFile {
         heif.context_set_maximum_image_size_limit(context, Int32(clamping: max(maxPixelCount, 1)))
         // Tiles decode on the calling thread: MagickIO's concurrency is its own workers.
         heif.context_set_max_decoding_threads(context, 0)
-        cursor = HEIFCursor(bytes)
+        cursor = HEIFCursor(bytes, stillBrandAt: Self.sequenceBrandOffset(bytes))
         let opened = heif.context_read_from_reader(context, heifReader, Unmanaged.passUnretained(cursor).toOpaque(), nil)
         var primary: OpaquePointer?
         guard opened.code == heif_error_Ok,
@@ -33,6 +33,18 @@ final class HEIFFile {
         }
         self.context = context
         self.primary = primary
+    }
+
+    /// Where, in a file whose compatible brands are an image sequence's only (libavif's `.avifs`:
+    /// avis, msf1, miaf, MA1B), the first sequence brand lies: libheif 1.15 opens no such file,
+    /// though its primary still item (libavif stores the first frame as one) is an ordinary image.
+    /// libheif's reader is shown `mif1` there; a file without a still item still fails to open.
+    static func sequenceBrandOffset(_ bytes: SourceBytes) -> Int? {
+        var reader = ByteReader(bytes)
+        let compatible = ISOBMFFBoxes.brands(&reader).dropFirst()
+        guard compatible.allSatisfy({ !ISOBMFFBoxes.stillBrands.contains($0) }),
+              let index = compatible.firstIndex(where: { ISOBMFFBoxes.sequenceBrands.contains($0) }) else { return nil }
+        return 12 + 4 * index
     }
 
     deinit {
@@ -150,13 +162,24 @@ final class HEIFFile {
     }
 }
 
-/// The read position of one libheif reader over a source's bytes.
+/// The read position of one libheif reader over a source's bytes, and where it shows `mif1`
+/// instead of the file's brand (``HEIFFile/sequenceBrandOffset(_:)``).
 private final class HEIFCursor {
     let bytes: SourceBytes
+    let stillBrandAt: Int?
     var position = 0
 
-    init(_ bytes: SourceBytes) {
+    init(_ bytes: SourceBytes, stillBrandAt: Int?) {
         self.bytes = bytes
+        self.stillBrandAt = stillBrandAt
+    }
+
+    /// Shows `mif1` over the brand at `stillBrandAt` in the `count` bytes just read into `data`.
+    func showStillBrand(_ data: UnsafeMutableRawPointer, count: Int) {
+        guard let brand = stillBrandAt else { return }
+        for (index, byte) in "mif1".utf8.enumerated() where (position..<position + count).contains(brand + index) {
+            data.storeBytes(of: byte, toByteOffset: brand + index - position, as: UInt8.self)
+        }
     }
 }
 
@@ -177,6 +200,7 @@ nonisolated(unsafe) private let heifReader: UnsafeMutablePointer<heif_reader> = 
             guard let data, size <= cursor.bytes.count - min(cursor.position, cursor.bytes.count) else { return 1 }
             let got = cursor.bytes.copy(at: cursor.position, into: UnsafeMutableRawBufferPointer(start: data, count: size))
             guard got == size else { return 1 }
+            cursor.showStillBrand(data, count: size)
             cursor.position += size
             return 0
         },

@@ -1,20 +1,32 @@
 /// A HEIC or AVIF primary image's properties through libheif's handle (no image is decoded), as
-/// ImageMagick 6.9.11's HEIC coder sets them in a ping: the handle's size (after `irot`), `ycbcr`,
-/// the luma's bits, upright (its coder sets the orientation to 1), EXIF properties from the Exif block; and
-/// the alpha ImageMagick never reads but libheif decodes (``HEIFPrimary``).
+/// ImageMagick 6.9.11's HEIC coder sets them in a ping: `ycbcr`, the luma's bits, upright, EXIF
+/// properties from the Exif block; and the alpha ImageMagick never reads but libheif decodes
+/// (``HEIFPrimary``).
+///
+/// The size is the one libheif decodes to, its `irot`, `imir` and `clap` applied
+/// (``ImageHeader/shown``: the handle's own size misses the transforms an item lists before its
+/// `ispe`), and the orientation is ``Orientation/up``: every pixel MagickIO hands over comes from
+/// libheif already turned, so ``ImageProperties/orientedWidth`` is the same size, and an EXIF
+/// Orientation tag beside `irot` (as phones write it) only restates the boxes.
 enum HEIFProperties {
     static func read(_ bytes: SourceBytes, format: ImageFormat, header: ImageHeader?, maxPixelCount: Int) throws(MagickIOError) -> ImageProperties {
         guard let file = HEIFFile(bytes, maxPixelCount: maxPixelCount) else {
             // libheif refuses an item over the pixel limit as it opens the file: the declared size
             // still opens it, and the decode's limits refuse it.
             guard let header, header.width > 0, header.height > 0 else {
+                var reader = ByteReader(bytes)
+                if !ISOBMFFBoxes.sequenceBrands.isDisjoint(with: ISOBMFFBoxes.brands(&reader)), HEIFItems.read(&reader).primary == nil {
+                    throw MagickIOError(.unsupportedFormat, "the file is an \(format.rawValue.uppercased()) image sequence with no still image: libheif 1.15 reads no sequences")
+                }
                 throw MagickIOError(.corruptImage, "libheif cannot open the \(format.rawValue.uppercased()) file")
             }
-            var properties = ImageProperties(format: format, width: header.width, height: header.height)
+            var properties = ImageProperties(format: format, width: header.shown?.width ?? header.width,
+                                             height: header.shown?.height ?? header.height)
             properties.colorSpace = "ycbcr"
             return properties
         }
-        var properties = ImageProperties(format: format, width: file.width, height: file.height)
+        var properties = ImageProperties(format: format, width: header?.shown?.width ?? file.width,
+                                         height: header?.shown?.height ?? file.height)
         properties.colorSpace = "ycbcr"
         properties.hasAlpha = file.heif.image_handle_has_alpha_channel(file.primary) != 0
         let bits = Int(file.heif.image_handle_get_luma_bits_per_pixel(file.primary))

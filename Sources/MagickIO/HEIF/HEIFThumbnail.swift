@@ -38,7 +38,10 @@ struct HEIFThumbnail {
             guard inspection.problem == nil else { return nil }
             guard let handle = file.thumbnailHandle(id) else { return nil }
             defer { heif.image_handle_release(handle) }
-            let width = Int(heif.image_handle_get_width(handle)), height = Int(heif.image_handle_get_height(handle))
+            // The size the item decodes to (libheif's handle misses transforms listed before `ispe`).
+            let shown = items.shownSize(of: Int(id), &reader)
+            let width = shown?.width ?? Int(heif.image_handle_get_width(handle))
+            let height = shown?.height ?? Int(heif.image_handle_get_height(handle))
             let pixels = max(width.saturatingTimes(height), inspection.largestPicture)
             guard width > 0, height > 0, pixels <= primaryPixels, pixels <= maxPixelCount else { return nil }
             return HEIFThumbnail(width: width, height: height, pixels: pixels, file: file, id: id)

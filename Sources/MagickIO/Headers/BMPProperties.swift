@@ -16,7 +16,10 @@ enum BMPProperties {
             height = Int(info[2]) | Int(info[3]) << 8
             bits = Int(info[6]) | Int(info[7]) << 8
         } else {
-            guard size >= 40, let info = reader.bytes(at: 18, 36) else {
+            // OS/2 2.x headers may stop after any field from the bit count on (bmpsuite's
+            // pal8os2v2-16 has 16 bytes); ImageMagick reads the Windows fields all the same, from
+            // whatever follows.
+            guard size >= 16, let info = reader.bytes(at: 18, 36) else {
                 throw MagickIOError(.corruptImage, "the BMP's info header is too short or cut short")
             }
             func le32(_ i: Int) -> Int32 {
@@ -36,5 +39,29 @@ enum BMPProperties {
         properties.hasAlpha = alphaMask != 0 && (compression == 3 || compression == 6)
         properties.resolution = density.resolution
         return properties
+    }
+
+    /// Whether the file holds every byte of its pixel array: uncompressed rows (BI_RGB, or
+    /// BI_BITFIELDS and BI_ALPHABITFIELDS in a Windows header; in OS/2 2.x's, 3 is Huffman), each padded to 4
+    /// bytes, from the file header's pixel offset. What makes a wrong file-size field harmless
+    /// (``DecoderWarning/isContainerOddity(_:format:bytes:)``); false whenever it cannot tell.
+    static func pixelsAreWhole(_ bytes: SourceBytes) -> Bool {
+        var reader = ByteReader(bytes)
+        guard let offset = reader.u32le(at: 10), let size = reader.u32le(at: 14) else { return false }
+        func u16le(_ at: Int) -> Int? { reader.bytes(at: at, 2).map { Int($0[0]) | Int($0[1]) << 8 } }
+        let width: Int, height: Int, bits: Int
+        if size == 12 {
+            guard let w = u16le(18), let h = u16le(20), let b = u16le(24) else { return false }
+            (width, height, bits) = (w, h, b)
+        } else {
+            let windows = [40, 52, 56, 108, 124].contains(size)
+            guard size >= 16, let w = reader.u32le(at: 18), let h = reader.u32le(at: 22), let b = u16le(28),
+                  let compression = reader.u32le(at: 30),
+                  compression == 0 || (windows && (compression == 3 || compression == 6)) else { return false }
+            (width, height, bits) = (Int(Int32(truncatingIfNeeded: w)), abs(Int(Int32(truncatingIfNeeded: h))), b)
+        }
+        guard [1, 4, 8, 16, 24, 32].contains(bits), width > 0, height > 0, width <= 1 << 24, height <= 1 << 24 else { return false }
+        let stride = (width * bits + 31) / 32 * 4
+        return offset.saturatingPlus(stride.saturatingTimes(height)) <= bytes.count
     }
 }

@@ -29,4 +29,21 @@ enum ISOBMFFBoxes {
             offset += size
         }
     }
+
+    /// The brands of the `ftyp` box that opens the file: its major brand, then its compatible ones.
+    static func brands(_ reader: inout ByteReader) -> [String] {
+        guard reader.bytes(at: 4, 4) == Array("ftyp".utf8), let size = reader.u32be(at: 0), size >= 16 else { return [] }
+        var brands: [String] = []
+        for offset in stride(from: 8, to: min(size, 8 + 4 * 64), by: 4) where offset != 12 {
+            guard let brand = reader.bytes(at: offset, 4) else { break }
+            brands.append(String(decoding: brand, as: UTF8.self))
+        }
+        return brands
+    }
+
+    /// The brands that make a file an image sequence (ISO/IEC 23008-12 `msf1`, HEVC's `hevs`,
+    /// AVIF's `avis`), which libheif 1.15 does not read.
+    static let sequenceBrands: Set<String> = ["avis", "msf1", "hevs"]
+    /// The compatible brands libheif 1.15 opens a file for.
+    static let stillBrands: Set<String> = ["heic", "heix", "mif1", "avif", "jpeg"]
 }

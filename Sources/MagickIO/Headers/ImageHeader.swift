@@ -35,6 +35,9 @@ struct ImageHeader: Sendable, Hashable {
     /// codec's as its bitstream codes it, a grid's canvas), when that is more than the declared
     /// size: libheif 1.15 never holds the two to each other, so the guard counts this instead.
     var codedPixels: Int?
+    /// HEIC/AVIF: the primary image's size as libheif decodes it, its `clap` and `irot` applied
+    /// (``HEIFItems/shownSize(of:_:)``); `width` and `height` are the size it declares, as stored.
+    var shown: ImageSize?
     /// Why the structure is unsafe to hand to ImageMagick at all, if it is.
     var corrupt: String?
 
@@ -189,6 +192,7 @@ struct ImageHeader: Sendable, Hashable {
         var inspection = HEIFItems.Inspection(problem: items.unreadable)
         if let primary = items.primary {
             inspection = items.inspect(decoding: primary, &reader)
+            header?.shown = items.shownSize(of: primary, &reader)
         }
         if let problem = inspection.problem {
             header = header ?? ImageHeader(width: 0, height: 0)

@@ -16,14 +16,24 @@ extension ImageSource {
         }
         if let embedded = embeddedThumbnail() {
             let stored = embedded.frames[0]
-            guard serves(width: stored.orientedWidth, height: stored.orientedHeight) else { return nil }
-            return .exifThumbnail(embedded, try embedded.thumbnailPlan(request, at: 0, allowUpscale: false), of: self)
+            guard serves(width: stored.orientedWidth, height: stored.orientedHeight),
+                  let plan = try? embedded.thumbnailPlan(request, at: 0, allowUpscale: false) else { return nil }
+            return .exifThumbnail(embedded, plan, of: self)
         }
         guard format.isHEIF else { return nil }
         let items = HEIFThumbnail.all(in: bytes, maxPixelCount: decodingOptions.maxPixelCount)
         guard let item = options.embedded == .always ? items.last : items.first(where: { serves(width: $0.width, height: $0.height) }),
               item.estimatedBytes <= decodingOptions.memoryBudget else { return nil }
         return .heifItem(item, request.geometry(width: item.width, height: item.height, allowUpscale: false), of: self)
+    }
+
+    /// `warning` from the EXIF thumbnail's decode with the file named: ImageMagick reads the
+    /// thumbnail from memory and names it `' in its words.
+    func namingEmbedded(_ warning: DecoderWarning) -> DecoderWarning {
+        var named = warning
+        let name = if case .file(let file) = bytes { "\(file.path)' (its EXIF thumbnail)" } else { "the EXIF thumbnail'" }
+        named.message = warning.message.replacingOccurrences(of: "`'", with: "`" + name)
+        return named
     }
 
     /// The thumbnail a camera stored in a JPEG's EXIF data (IFD1's `JPEGInterchangeFormat`), opened

@@ -86,18 +86,23 @@ extension ImageSource {
         try withInterruptibleWand(interrupt) { wand, interrupt throws(MagickIOError) -> Image in
             var pictureInput: DecoderInput?
             for input in inputs {
-                let admission = try input.admit(options, pictureInput: &pictureInput)
-                let attempt = { () throws(MagickIOError) -> Image? in
-                    try DecodeActivity.run { idleCore throws(MagickIOError) -> Image? in
-                        wand.clear(monitor: interrupt)
-                        guard let picture = try input.fill(wand, admission, options: options, interrupt: interrupt,
-                                                           idleCore: idleCore) else { return nil }
-                        wand.monitor(interrupt)  // the picture the fill made
-                        return try buildThumbnail(wand, picture, options: options)
+                do throws(MagickIOError) {
+                    let admission = try input.admit(options, pictureInput: &pictureInput)
+                    let attempt = { () throws(MagickIOError) -> Image? in
+                        try DecodeActivity.run { idleCore throws(MagickIOError) -> Image? in
+                            wand.clear(monitor: interrupt)
+                            guard let picture = try input.fill(wand, admission, options: options, interrupt: interrupt,
+                                                               idleCore: idleCore) else { return nil }
+                            wand.monitor(interrupt)  // the picture the fill made
+                            return try buildThumbnail(wand, picture, options: options)
+                        }
                     }
-                }
-                if let image = try CacheGate.shared.admitting(admission.cacheBytes, attempt) {
-                    return image
+                    if let image = try CacheGate.shared.admitting(admission.cacheBytes, attempt) {
+                        return image
+                    }
+                } catch {
+                    // A carried thumbnail that fails is a missed shortcut (``ThumbnailFill/isShortcut``).
+                    guard input.isShortcut, error.kind != .cancelled else { throw error }
                 }
             }
             throw MagickIOError(.corruptImage, "no decoder gave the picture")

@@ -21,6 +21,16 @@ enum ThumbnailFill {
     /// An image already decoded (``Image/thumbHash()``): its own pixels.
     case pixels(Image, ThumbnailGeometry)
 
+    /// A thumbnail the file carries: a shortcut whose failure (over the limits, undecodable) is
+    /// missed, not an error: viewers show the picture, and the next input decodes it. A stop
+    /// (cancellation, the time limit) is final all the same.
+    var isShortcut: Bool {
+        switch self {
+        case .exifThumbnail, .heifItem: true
+        case .rows, .decoded, .pixels: false
+        }
+    }
+
     /// What an input was admitted with: the bytes its decoder may read (``DecoderInput``), and
     /// the share of ImageMagick's pixel cache to reserve for it (nil: it reserves none, because
     /// only the thumbnail-sized result goes there).
@@ -80,7 +90,7 @@ enum ThumbnailFill {
                                              cacheBytes: admission.cacheBytes ?? 0, into: wand)
             try source.copyMetadata(into: wand, for: options)
             return Picture(geometry: plan.geometry, stored: plan.stored, orientation: embedded.frames[0].orientation,
-                           warnings: warnings, decoder: .imageMagick)
+                           warnings: warnings.map(source.namingEmbedded), decoder: .imageMagick)
         case .heifItem(let item, let geometry, let source):
             do throws(MagickIOError) {
                 try item.decode(into: wand)

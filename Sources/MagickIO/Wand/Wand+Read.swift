@@ -25,11 +25,14 @@ extension Wand {
             guard let heapShare else { return try read() }
             return try HeapBudget.run(share: heapShare, coder: format, read)
         } catch {
+            // libjpeg's words lead by what they mean for the file (``DecoderMessages``).
+            var named = error
+            named.message = DecoderMessages.explained(error.message, format: format)
             // ImageMagick names the file it was given, the descriptor's /proc link: say the
             // caller's path instead.
-            guard case .file(let file) = bytes, file.path != file.magickPath else { throw error }
-            var named = error
-            named.message = error.message.replacingOccurrences(of: file.magickPath, with: file.path)
+            if case .file(let file) = bytes, file.path != file.magickPath {
+                named.message = named.message.replacingOccurrences(of: file.magickPath, with: file.path)
+            }
             throw named
         }
     }
@@ -65,7 +68,8 @@ extension Wand {
         }
         var warnings: [DecoderWarning] = []
         for exception in takeAllExceptions() {
-            if exception.severity.rawValue >= ErrorException.rawValue {
+            if exception.severity.rawValue >= ErrorException.rawValue,
+               !DecoderWarning.isContainerOddity(exception.message, format: format, bytes: bytes) {
                 // An image came back, but the decoder said it failed: partial pixels at best.
                 let resource = MagickIOError(exception: exception, fallback: .corruptImage, reading: true)
                 guard strictness == .acceptPartial, resource.kind == .corruptImage else { throw resource }

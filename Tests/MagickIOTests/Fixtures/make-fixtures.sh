@@ -163,3 +163,8 @@ rm -rf "$work"
 # Odd-but-valid and damaged files of the kinds real collections hold, one per class the sweep
 # found (scripts/world-fixtures.py says what each one is).
 python3 ../../../scripts/world-fixtures.py .
+
+# Containers whose oddities are not damage, and the damage beside them (issue 21): HEIF images
+# turned and cropped by properties listed before their size, AVIF image sequences, OS/2 BMPs with
+# the headers' size in the file-size field, a JPEG whose EXIF thumbnail is broken.
+python3 ../../../scripts/container-fixtures.py .

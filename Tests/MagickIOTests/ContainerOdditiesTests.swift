@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+@_spi(Benchmarks) @testable import MagickIO
+
+/// Containers whose oddities are not damage, and the damage beside them (issue 21), on the
+/// fixtures scripts/container-fixtures.py writes: the stored picture is 96x64 quadrants, red top
+/// left, green top right, blue bottom left, yellow bottom right.
+@Suite("Container oddities")
+struct ContainerOdditiesTests {
+    typealias Colour = (r: UInt8, g: UInt8, b: UInt8)
+
+    static let red: Colour = (255, 0, 0), green: Colour = (0, 255, 0), blue: Colour = (0, 0, 255), yellow: Colour = (255, 255, 0)
+
+    /// The colours at the centres of the four quadrants of `image`, in reading order.
+    func quadrants(_ image: Image) throws -> [Colour] {
+        let pixels = try image.pixels(.rgba8)
+        return [(1, 1), (3, 1), (1, 3), (3, 3)].map { x, y in
+            let p = pixels.rgba(x: pixels.width * x / 4, y: pixels.height * y / 4)
+            return (p.r, p.g, p.b)
+        }
+    }
+
+    func near(_ a: Colour, _ b: Colour) -> Bool {
+        abs(Int(a.r) - Int(b.r)) < 40 && abs(Int(a.g) - Int(b.g)) < 40 && abs(Int(a.b) - Int(b.b)) < 40
+    }
+
+    func expect(_ found: [Colour], _ wanted: [Colour], _ what: String) {
+        #expect(zip(found, wanted).allSatisfy(near), "\(what): \(found)")
+    }
+
+    // MARK: - HEIF transforms
+
+    /// (fixture, shown size, the quadrants' colours as shown): each decodes, whole and as a
+    /// thumbnail, to the size and picture libheif's decode gives (heif-convert).
+    static let transformed: [(String, Int, Int, [Colour])] = [
+        ("avif-irot90-first.avif", 64, 96, [green, yellow, red, blue]),
+        ("avif-irot90.avif", 64, 96, [green, yellow, red, blue]),
+        ("avif-irot270-first.avif", 64, 96, [blue, red, yellow, green]),
+        ("avif-clap-first.avif", 48, 32, [red, red, red, red]),
+        ("avif-clap-irot-first.avif", 32, 96, [green, green, red, red]),
+        ("avif-imir-irot-first.avif", 64, 96, [red, blue, green, yellow]),
+        ("heic-irot90-first.heic", 64, 96, [green, yellow, red, blue]),
+    ]
+
+    @Test("an irot/clap listed before ispe: properties, image and thumbnail have the decoded size, upright, orientation 1",
+          arguments: transformed.indices)
+    func transformsBeforeSize(index: Int) throws {
+        let (name, width, height, colours) = Self.transformed[index]
+        let source = try Fixture.source(name)
+        let p = try source.properties(at: 0)
+        #expect((p.pixelWidth, p.pixelHeight) == (width, height), "\(name): \(p.pixelWidth)x\(p.pixelHeight)")
+        #expect(p.orientation == .up && (p.orientedWidth, p.orientedHeight) == (width, height), "\(name)")
+        let image = try source.image(at: 0)
+        #expect((image.width, image.height) == (width, height), "\(name): image \(image.width)x\(image.height)")
+        expect(try quadrants(image), colours, "\(name) image")
+        // A thumbnail halves each side, never squeezing one into the other's place.
+        let longest = max(width, height) / 2
+        let thumbnail = try source.thumbnail(maxPixelSize: longest)
+        #expect((thumbnail.width, thumbnail.height) == (width / 2, height / 2), "\(name): thumbnail \(thumbnail.width)x\(thumbnail.height)")
+        expect(try quadrants(thumbnail), colours, "\(name) thumbnail")
+        // ImageMagick's path (no own decoder) agrees.
+        var options = ThumbnailOptions()
+        options.ownDecoders = false
+        let other = try source.thumbnail(maxPixelSize: longest, options: options)
+        #expect((other.width, other.height) == (width / 2, height / 2), "\(name): ImageMagick's path \(other.width)x\(other.height)")
+        expect(try quadrants(other), colours, "\(name) ImageMagick's path")
+    }
+
+    // MARK: - AVIF image sequences
+
+    @Test("an AVIF sequence with a primary still item (brands avis/msf1 only) gives that picture")
+    func sequenceWithStill() throws {
+        let source = try Fixture.source("avifs-with-still.avifs")
+        #expect(source.format == .avif)
+        let p = try source.properties(at: 0)
+        #expect((p.pixelWidth, p.pixelHeight) == (96, 64))
+        expect(try quadrants(try source.image(at: 0)), [Self.red, Self.green, Self.blue, Self.yellow], "image")
+        let thumbnail = try source.thumbnail(maxPixelSize: 48)
+        #expect((thumbnail.width, thumbnail.height) == (48, 32))
+        expect(try quadrants(thumbnail), [Self.red, Self.green, Self.blue, Self.yellow], "thumbnail")
+    }
+
+    @Test("an AVIF sequence without a still item is unsupportedFormat, saying so")
+    func sequenceOnly() throws {
+        let error = #expect(throws: MagickIOError.self) {
+            _ = try Fixture.source("avifs-sequence-only.avifs").properties(at: 0)
+        }
+        #expect(error?.kind == .unsupportedFormat, "\(String(describing: error))")
+        #expect(error?.message.contains("AVIF image sequence") == true, "\(String(describing: error))")
+    }
+
+    // MARK: - OS/2 BMPs
+
+    @Test("an OS/2 BMP whose file-size field holds the headers' size decodes as its clean twin",
+          arguments: [("bmp-os2-size-field.bmp", "bmp-os2.bmp"), ("bmp-os2-hotspot.bmp", "bmp-os2.bmp"),
+                      ("bmp-os2v2-size-field.bmp", "bmp-os2v2.bmp"), ("bmp-os2v2-40-size-field.bmp", "bmp-os2v2-40.bmp")])
+    func os2SizeField(odd: String, clean: String) throws {
+        let image = try Fixture.source(odd).image(at: 0)
+        let twin = try Fixture.source(clean).image(at: 0)
+        #expect((image.width, image.height) == (32, 16))
+        #expect(try image.pixels(.rgba8).bytes == twin.pixels(.rgba8).bytes, "\(odd) differs from \(clean)")
+        #expect(image.warnings.contains { $0.contains("length and filesize do not match") }, "\(image.warnings)")
+        let thumbnail = try Fixture.source(odd).thumbnail(maxPixelSize: 16)
+        #expect((thumbnail.width, thumbnail.height) == (16, 8))
+    }
+
+    @Test("the OS/2 BMPs with a v1, 40-byte or 16-byte header show the quadrants")
+    func os2Colours() throws {
+        for name in ["bmp-os2-size-field.bmp", "bmp-os2v2-40-size-field.bmp", "bmp-os2v2-16.bmp"] {
+            expect(try quadrants(try Fixture.source(name).image(at: 0)), [Self.red, Self.green, Self.blue, Self.yellow], name)
+        }
+    }
+
+    @Test("the same oddity with rows missing is still corruptImage; refuseWarnings refuses the oddity")
+    func os2Damage() throws {
+        let truncated = #expect(throws: MagickIOError.self) { _ = try Fixture.source("bmp-os2-size-field-truncated.bmp").image(at: 0) }
+        #expect(truncated?.kind == .corruptImage, "\(String(describing: truncated))")
+        let strict = try ImageSource(url: Fixture.url("bmp-os2-size-field.bmp"), options: DecodingOptions(strictness: .refuseWarnings))
+        let refused = #expect(throws: MagickIOError.self) { _ = try strict.image(at: 0) }
+        #expect(refused?.kind == .corruptImage && refused?.message.contains("length and filesize") == true)
+    }
+
+    // MARK: - Embedded thumbnails and libjpeg's words
+
+    @Test("a broken EXIF thumbnail falls back to the picture under .always and .ifAbsent")
+    func brokenEmbeddedThumbnail() throws {
+        let source = try Fixture.source("embedded-thumbnail-broken.jpg")
+        #expect(source.embeddedThumbnail() != nil, "the fixture carries a thumbnail")
+        for embedded in [ThumbnailOptions.EmbeddedThumbnail.always, .ifAbsent] {
+            let thumbnail = try source.thumbnail(maxPixelSize: 48, options: ThumbnailOptions(embedded: embedded))
+            #expect((thumbnail.width, thumbnail.height) == (48, 32), "\(embedded)")
+            // Red from the picture, not the thumbnail's magenta.
+            expect(try quadrants(thumbnail), [Self.red, Self.green, Self.blue, Self.yellow], "\(embedded)")
+        }
+    }
+
+    @Test("a libjpeg warning that refuses a file says what is wrong with it and keeps ImageMagick's words")
+    func libjpegWords() throws {
+        let error = #expect(throws: MagickIOError.self) { _ = try Fixture.source("truncated.jpg").image(at: 0) }
+        #expect(error?.kind == .corruptImage)
+        let message = error?.message ?? ""
+        #expect(message.hasPrefix("the file ends before its last row: it is truncated"), "\(message)")
+        #expect(message.contains("Premature end of JPEG file") && message.contains(Fixture.url("truncated.jpg").path), "\(message)")
+    }
+}
