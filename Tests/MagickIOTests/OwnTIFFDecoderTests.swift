@@ -177,7 +177,7 @@ struct OwnTIFFDecoderTests {
     }
 
     @Test("a 16-bit RGBA TIFF in one 4400x4400 deflate strip, which ImageMagick's path refuses, streams in little memory",
-          .timeLimit(.minutes(10)))
+          .timeLimit(.minutes(10)), .enabled(if: !runningUnderSanitizer, "a sanitizer's allocator changes the peak, and its child takes minutes"))
     func oneStripStreams() throws {
         let file = try CostFixtures.tiff("rgba16-strip", width: 4400, height: 4400)
         let source = try ImageSource(url: file)
@@ -186,7 +186,7 @@ struct OwnTIFFDecoderTests {
         let run = try MemoryTests.thumbnail(file)
         #expect(run.status == 0, "\(run.json)")
         #expect(run.json["width"] as? Int == 256, "\(run.json)")
-        #expect(run.peakRSS <= 64 << 20 || runningUnderSanitizer, "peak RSS \(run.peakRSS >> 20) MiB")
+        #expect(run.peakRSS <= 64 << 20, "peak RSS \(run.peakRSS >> 20) MiB")
     }
 
     @Test("a TIFF thumbnail decoded on two threads is the one decoded on one", .timeLimit(.minutes(10)))
