@@ -112,7 +112,7 @@ struct ThumbnailerTests {
         let opened = Usage()
         let inputs = (0..<40).map { _ in CountingInput(url: twelveMegapixels, opened: opened) }
         var first: Image?
-        for await result in Thumbnailer(maxConcurrentJobs: 2).results(of: inputs, maxPixelSize: 64, at: 0, allowUpscale: false, options: ThumbnailOptions()) {
+        for await result in Thumbnailer(maxConcurrentJobs: 2).results(of: inputs, .maxPixelSize(64), at: 0, allowUpscale: false, options: ThumbnailOptions()) {
             first = try result.result.get()
             break
         }

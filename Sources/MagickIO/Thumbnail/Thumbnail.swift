@@ -99,14 +99,15 @@ extension ImageSource {
         // 5. Orient: turn the small image upright.
         try wand.applyOrientation(orientation)
 
-        // 6. Crop (``SizingMode/fill``), in the upright axes.
-        if let crop = geometry.crop {
-            try wand.crop(crop)
-        }
+        // 6. Crop (``SizingMode/fill``), in the upright axes, where `options.crop` says: at the
+        //    gravity, or at the window SmartCrop picks on this resized picture.
+        let cropRect = try wand.cropThumbnail(geometry, options.crop)
 
         // 7. Normalise: sRGB, 8 bits per channel, metadata as the options say.
         try wand.normalizeForThumbnail(options)
-        return Image(wand: wand.clone(), orientation: .up, warnings: warnings.map(\.message), decoder: decoder)
+        var image = Image(wand: wand.clone(), orientation: .up, warnings: warnings.map(\.message), decoder: decoder)
+        image.cropRect = cropRect
+        return image
     }
 }
 
@@ -177,6 +178,8 @@ struct ThumbnailGeometry: Sendable {
     var scaled: (width: Int, height: Int)
     /// The region of the scaled image kept (``SizingMode/fill`` only).
     var crop: Crop?
+    /// The picture's own size, upright (what ``scaled`` scales).
+    var source: (width: Int, height: Int)
 
     struct Crop: Sendable, Hashable {
         var x: Int
@@ -198,6 +201,7 @@ struct ThumbnailGeometry: Sendable {
 
     init(width: Int, height: Int, box: ImageSize, mode: SizingMode, gravity: Gravity, allowUpscale: Bool) {
         let width = max(width, 1), height = max(height, 1)
+        source = (width, height)
         // Claimed sizes are untrusted: keep every side within a range the limits can then refuse.
         func round(_ value: Double) -> Int { max(1, Int(min(value.rounded(), Double(1 << 40)))) }
         let boxWidth = max(box.width, 0), boxHeight = max(box.height, 0)
