@@ -129,6 +129,7 @@ def main():
     parser.add_argument("--crop", default="attention", choices=["attention", "entropy"])
     parser.add_argument("--size", type=int, default=256)
     parser.add_argument("--per-sheet", type=int, default=6)
+    parser.add_argument("--differing", action="store_true", help="sheets only of photos with IoU < 0.7")
     args = parser.parse_args()
 
     photos = sorted(os.path.join(args.folder, f) for f in os.listdir(args.folder)
@@ -152,6 +153,8 @@ def main():
             same += score >= 0.7
             print(f"{os.path.basename(photo)}\t{upright[0]}x{upright[1]}\tIoU {score:.2f}\t"
                   f"libvips {vips_rect}\tMagickIO {ours_rect}")
+            if args.differing and score >= 0.7:
+                continue
             source = (upright, to_pil(pyvips.Image.thumbnail(photo, 512, height=512)))
             rows.append((os.path.basename(photo), source, vips_rect, ours_rect, vips_thumb,
                          Image.open(ours_file).convert("RGB"), score))

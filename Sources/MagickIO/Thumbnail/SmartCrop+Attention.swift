@@ -10,9 +10,11 @@
 //   draws nothing however saturated it is, and green (foliage, lawns) counts half;
 // - skin tones add on their own, since a face is smooth;
 // - the window is the one holding the most saliency (a box sum over the whole window, not the
-//   maximum of a blurred map), near-ties going to the one nearest the map's centre of mass;
-// - when it crops a tall picture rows count less going down (people's heads are near the top), and
-//   the largest band of skin is kept whole, with room above it for hair, when it fits.
+//   maximum of a blurred map), and among windows within 5 % of it the one centred on the peak of
+//   what it holds (the gravity's own window when that is among them);
+// - when it crops a tall picture rows count a little less going down (heads are near the top);
+// - skin that is compact (at most half the picture each way: a face, not a warm sky) is kept
+//   whole when it fits, with room above it for hair, and centred across when it is narrow.
 
 extension SmartCrop {
     /// The window of `window`'s size holding the most of what draws the eye in `pixels`.
@@ -25,10 +27,19 @@ extension SmartCrop {
         let preferred = (x: clamp(Int((Double(window.x) / cell).rounded()), 0, map.width - size.width),
                          y: clamp(Int((Double(window.y) / cell).rounded()), 0, map.height - size.height))
         var (x, y) = map.bestWindow(size, preferring: preferred)
-        if let band = map.skinBand(vertical: false), band.upperBound - band.lowerBound < size.width {
-            x = clamp(x, band.upperBound - size.width, band.lowerBound)
+        // Skin counts as a face only where it is compact: at most half the picture each way (a
+        // warm sky or a golden wall spreads across it).
+        let across = map.skinBand(vertical: false), down = map.skinBand(vertical: true)
+        let face = across.map { 2 * $0.count <= map.width } == true && down.map { 2 * $0.count <= map.height } == true
+        if face, let band = across, band.upperBound - band.lowerBound < size.width {
+            // A face narrower than half the window is centred in it; a wider band is kept whole.
+            if 2 * (band.upperBound - band.lowerBound) <= size.width {
+                x = clamp((band.lowerBound + band.upperBound - size.width) / 2, 0, map.width - size.width)
+            } else {
+                x = clamp(x, band.upperBound - size.width, band.lowerBound)
+            }
         }
-        if let band = map.skinBand(vertical: true), band.upperBound - band.lowerBound < size.height {
+        if face, let band = down, band.upperBound - band.lowerBound < size.height {
             // Room above the face for the hair: a third of its height, when that still fits.
             let top = max(band.lowerBound - (band.upperBound - band.lowerBound) / 3, 0)
             y = clamp(y, band.upperBound - size.height, band.upperBound - top < size.height ? top : band.lowerBound)
@@ -127,32 +138,27 @@ struct SaliencyMap {
 
     /// The top left cell of the `size` window holding the most saliency (rows weighted down the
     /// picture when the window crops rows). Windows within 5 % of the best are as good: the
-    /// `preferred` one wins among them, else the one whose centre is nearest the saliency's
-    /// centre of mass.
+    /// `preferred` one wins among them, else the one whose centre is nearest the centre of mass
+    /// the peak of what the best window holds.
     func bestWindow(_ size: (width: Int, height: Int), preferring preferred: (x: Int, y: Int)) -> (x: Int, y: Int) {
         var weighted = saliency
         if size.height < height {
             for y in 0..<height {
-                let factor = 1 - 0.3 * Float(y) / Float(height)
+                let factor = 1 - 0.15 * Float(y) / Float(height)
                 for x in 0..<width { weighted[y * width + x] *= factor }
             }
         }
         // A summed-area table, one row and column of zeros in front.
         let stride = width + 1
         var table = [Double](repeating: 0, count: stride * (height + 1))
-        var mass = 0.0, massX = 0.0, massY = 0.0
         for y in 0..<height {
             var row = 0.0
             for x in 0..<width {
-                let value = Double(weighted[y * width + x])
-                row += value
+                row += Double(weighted[y * width + x])
                 table[(y + 1) * stride + x + 1] = table[y * stride + x + 1] + row
-                mass += value
-                massX += value * (Double(x) + 0.5)
-                massY += value * (Double(y) + 0.5)
             }
         }
-        let centre = mass > 0 ? (massX / mass, massY / mass) : (Double(width) / 2, Double(height) / 2)
+        let wholeCentre = (x: Double(width) / 2, y: Double(height) / 2)
         var scores: [(x: Int, y: Int, score: Double)] = []
         for y in 0...(height - size.height) {
             for x in 0...(width - size.width) {
@@ -161,10 +167,27 @@ struct SaliencyMap {
                 scores.append((x, y, score))
             }
         }
-        let best = scores.map(\.score).max() ?? 0
+        let bestWindow = scores.max { $0.score < $1.score } ?? (0, 0, 0)
+        let best = bestWindow.score
+        // The peak of what the best window holds, the saliency summed over squares of an eighth
+        // of the window (libvips blurs and takes the peak of the whole picture): the subject,
+        // which the window then centres on as far as it can without losing more than 5 % of the
+        // best window's saliency.
+        let radius = max(1, min(size.width, size.height) / 8)
+        func area(_ x: Int, _ y: Int) -> Double {
+            let (x0, x1) = (max(x - radius, 0), min(x + radius + 1, width))
+            let (y0, y1) = (max(y - radius, 0), min(y + radius + 1, height))
+            return table[y1 * stride + x1] - table[y0 * stride + x1] - table[y1 * stride + x0] + table[y0 * stride + x0]
+        }
+        var centre = wholeCentre, peak = 0.0
+        for y in bestWindow.y..<(bestWindow.y + size.height) {
+            for x in bestWindow.x..<(bestWindow.x + size.width) where area(x, y) > peak {
+                (peak, centre) = (area(x, y), (Double(x) + 0.5, Double(y) + 0.5))
+            }
+        }
         func distance(_ candidate: (x: Int, y: Int, score: Double)) -> Double {
-            let dx = Double(candidate.x) + Double(size.width) / 2 - centre.0
-            let dy = Double(candidate.y) + Double(size.height) / 2 - centre.1
+            let dx = Double(candidate.x) + Double(size.width) / 2 - centre.x
+            let dy = Double(candidate.y) + Double(size.height) / 2 - centre.y
             return dx * dx + dy * dy
         }
         let good = scores.filter { $0.score >= best * 0.95 }
