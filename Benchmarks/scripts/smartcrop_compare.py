@@ -47,6 +47,7 @@ def vips_window(path, size, crop):
         scaled = pyvips.Image.thumbnail(path, 10_000_000, height=size, size="down")
     else:
         scaled = pyvips.Image.thumbnail(path, size, height=10_000_000, size="down")
+    scaled = scaled.copy_memory()  # read more than once below
     cw, ch = min(size, scaled.width), min(size, scaled.height)
     _, opts = scaled.smartcrop(cw, ch, interesting=crop, attention_x=True, attention_y=True)
     if crop == "attention":

@@ -40,8 +40,8 @@ struct Gallery: Sendable {
         router.get("/info/**") { request, _ in try await info(path: try path(of: request, below: "/info/")) }
         router.get("/placeholder/**") { request, context in
             let entry = try entry(try path(of: request, below: "/placeholder/"))
-            let placeholder = try await context.cancellingOnDisconnect { try await placeholder(entry) }
-            return json(JSONLine.line([("thumbHash", .string(placeholder.thumbHash.base64))]))
+            let made = try await context.cancellingOnDisconnect { try await placeholder(entry) }
+            return json(JSONLine.line([("thumbHash", .string(made.thumbHash.base64))]))
         }
         router.post("/thumbnail") { request, context in try await upload(request, context) }
         return router

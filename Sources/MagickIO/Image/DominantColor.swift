@@ -57,7 +57,7 @@ extension Image {
 
 /// The histogram behind ``Image/dominantColor()``.
 enum DominantColor {
-    /// The longest side of the thumbnail ``ImageSource/dominantColor(at:)`` reads, and of the grid
+    /// The longest side of the thumbnail `ImageSource/dominantColor(at:)` reads, and of the grid
     /// an image is sampled on.
     static let side = 64
     /// Channels closer together than this (out of 255) make a grey pixel.

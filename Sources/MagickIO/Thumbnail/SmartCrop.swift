@@ -118,3 +118,17 @@ enum SmartCrop {
         return result
     }
 }
+
+extension Image {
+    /// Where step 6 of the pipeline would put a `width` x `height` attention (or entropy) window
+    /// in this image, taken as the resized upright picture: the export of its pixels and the
+    /// scoring, what those crops add to a thumbnail. For the benchmark, which times it.
+    @_spi(Benchmarks) public func smartCropOrigin(width: Int, height: Int, entropy: Bool) throws -> (x: Int, y: Int) {
+        let pixels = try self.pixels(.rgba8)
+        let window = ThumbnailGeometry.Crop(x: max(self.width - width, 0) / 2, y: max(self.height - height, 0) / 2,
+                                            width: min(width, self.width), height: min(height, self.height))
+        let rgba = SmartCrop.Pixels(rgba: pixels.bytes, width: pixels.width, height: pixels.height)
+        let chosen = entropy ? SmartCrop.entropyWindow(window, in: rgba) : SmartCrop.attentionWindow(window, in: rgba)
+        return (chosen.x, chosen.y)
+    }
+}
