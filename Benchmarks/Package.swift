@@ -26,6 +26,11 @@ let package = Package(
             path: "Sources/stages"
         ),
         .executableTarget(
+            name: "smartcrop",
+            dependencies: [.product(name: "MagickIO", package: magickIOPackage)],
+            path: "Sources/smartcrop"
+        ),
+        .executableTarget(
             name: "wandreuse",
             dependencies: [.product(name: "MagickIO", package: magickIOPackage)],
             path: "Sources/wandreuse"

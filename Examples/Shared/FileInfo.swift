@@ -8,13 +8,16 @@ public struct FileInfo: Sendable {
     public var frameCount: Int
     public var properties: ImageProperties
     public var fileSize: Int
+    /// The picture's dominant colour, when asked for (it decodes a small thumbnail).
+    public var dominantColor: RGBColor?
 
-    public init(path: String, options: DecodingOptions = .default) throws {
+    public init(path: String, options: DecodingOptions = .default, colors: Bool = false) throws {
         let source = try ImageSource(url: URL(fileURLWithPath: path), options: options)
         input = path
         format = source.format
         frameCount = source.count
         properties = try source.properties(at: 0)
+        dominantColor = colors ? try source.dominantColor() : nil
         var status = stat()
         fileSize = stat(path, &status) == 0 ? Int(status.st_size) : 0
     }
@@ -37,6 +40,9 @@ public struct FileInfo: Sendable {
         if let resolution = properties.resolution {
             members.append(("resolution", .object([("x", .double(resolution.x)), ("y", .double(resolution.y))])))
         }
+        if let dominantColor {
+            members.append(("dominantColor", .string(dominantColor.hex)))
+        }
         members.append(("exif", .object(properties.exif.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
         return JSONLine.line(members)
     }
@@ -57,6 +63,9 @@ public struct FileInfo: Sendable {
             rows.append(("resolution", "\(Self.number(resolution.x)) x \(Self.number(resolution.y)) ppi"))
         }
         rows.append(("file size", Self.byteCount(fileSize)))
+        if let dominantColor {
+            rows.append(("dominant color", dominantColor.hex))
+        }
         if !p.exif.isEmpty {
             let highlights = ["Make", "Model", "DateTimeOriginal"].compactMap { key in p.exif[key].map { "\(key)=\($0)" } }
             let tags = p.exif.count == 1 ? "1 tag" : "\(p.exif.count) tags"

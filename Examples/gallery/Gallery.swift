@@ -40,8 +40,8 @@ struct Gallery: Sendable {
         router.get("/info/**") { request, _ in try await info(path: try path(of: request, below: "/info/")) }
         router.get("/placeholder/**") { request, context in
             let entry = try entry(try path(of: request, below: "/placeholder/"))
-            let hash = try await context.cancellingOnDisconnect { try await placeholder(entry) }
-            return json(JSONLine.line([("thumbHash", .string(hash.base64))]))
+            let made = try await context.cancellingOnDisconnect { try await placeholder(entry) }
+            return json(JSONLine.line([("thumbHash", .string(made.thumbHash.base64))]))
         }
         router.post("/thumbnail") { request, context in try await upload(request, context) }
         return router
@@ -67,8 +67,9 @@ struct Gallery: Sendable {
     private func thumbnail(_ request: Request, _ context: GalleryContext, path: Substring) async throws -> Response {
         let entry = try entry(path)
         let size = try size(of: request)
+        let crop = try crop(of: request)
         let format = OutputFormat(accept: request.headers[.accept])
-        guard let key = ThumbnailService.Key(file: entry.file, size: size, format: format) else {
+        guard let key = ThumbnailService.Key(file: entry.file, size: size, format: format, crop: crop) else {
             throw GalleryError.notFound(String(path))
         }
         var headers: HTTPFields = [.eTag: key.etag, .vary: "Accept", .cacheControl: "no-cache"]
@@ -81,7 +82,7 @@ struct Gallery: Sendable {
             data = cached
         } else {
             data = try await context.cancellingOnDisconnect {
-                try await thumbnails.make(key, file: entry.file, size: size)
+                try await thumbnails.make(key, file: entry.file, size: size, crop: crop)
             }
         }
         headers[.contentType] = format.contentType
@@ -92,6 +93,8 @@ struct Gallery: Sendable {
         let entry = try entry(path)
         var info = try FileInfo(path: entry.file)
         info.input = entry.relativePath
+        // From the placeholder's thumbnail, made once per version of the file.
+        info.dominantColor = try await placeholder(entry).dominantColor
         return json(info.jsonLine)
     }
 
@@ -103,18 +106,20 @@ struct Gallery: Sendable {
         let width = properties.orientedWidth, height = properties.orientedHeight
         let scale = min(1, Double(Self.defaultSize) / Double(max(width, height, 1)))
         return Page.Tile(path: entry.relativePath, width: max(1, Int((Double(width) * scale).rounded())),
-                         height: max(1, Int((Double(height) * scale).rounded())), thumbHash: try? await placeholder(entry))
+                         height: max(1, Int((Double(height) * scale).rounded())), placeholder: try? await placeholder(entry))
     }
 
-    /// The picture's ThumbHash, made once per version of the file.
-    func placeholder(_ entry: ImageLibrary.Entry) async throws -> ThumbHash {
+    /// The picture's ThumbHash and dominant colour, from one 100-pixel thumbnail made once per
+    /// version of the file.
+    func placeholder(_ entry: ImageLibrary.Entry) async throws -> Placeholder {
         guard let key = ThumbnailService.Key(file: entry.file, size: 100, format: .jpeg) else {
             throw MagickIOError(.fileNotFound, "\(entry.relativePath) is gone")
         }
-        if let hash = placeholders[key.tag] { return hash }
-        let hash = try await thumbnails.thumbnail(of: URL(fileURLWithPath: entry.file), size: 100).thumbHash()
-        placeholders[key.tag] = hash
-        return hash
+        if let placeholder = placeholders[key.tag] { return placeholder }
+        let thumbnail = try await thumbnails.thumbnail(of: URL(fileURLWithPath: entry.file), size: 100)
+        let placeholder = Placeholder(thumbHash: try thumbnail.thumbHash(), dominantColor: try thumbnail.dominantColor())
+        placeholders[key.tag] = placeholder
+        return placeholder
     }
 
     // MARK: - Request parts
@@ -138,19 +143,31 @@ struct Gallery: Sendable {
         return size
     }
 
+    func crop(of request: Request) throws -> SquareCrop? {
+        guard let text = request.uri.queryParameters["crop"].map(String.init) else { return nil }
+        guard let crop = SquareCrop(rawValue: text) else { throw GalleryError.badCrop(text) }
+        return crop
+    }
+
     func json(_ line: String) -> Response {
         Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
                  body: .init(byteBuffer: ByteBuffer(string: line + "\n")))
     }
 }
 
-/// ThumbHashes already made, by cache key.
-/// `@unchecked Sendable`: the hashes are touched only under `lock`.
+/// What paints an image's box before its thumbnail arrives.
+struct Placeholder: Sendable {
+    var thumbHash: ThumbHash
+    var dominantColor: RGBColor
+}
+
+/// Placeholders already made, by cache key.
+/// `@unchecked Sendable`: the placeholders are touched only under `lock`.
 final class PlaceholderCache: @unchecked Sendable {
     private let lock = NSLock()
-    private var hashes: [String: ThumbHash] = [:]
+    private var hashes: [String: Placeholder] = [:]
 
-    subscript(tag: String) -> ThumbHash? {
+    subscript(tag: String) -> Placeholder? {
         get { lock.withLock { hashes[tag] } }
         set { lock.withLock { hashes[tag] = newValue } }
     }

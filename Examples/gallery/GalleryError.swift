@@ -41,6 +41,11 @@ struct GalleryError: Error, HTTPResponseError {
         GalleryError(.badRequest, kind: "badSize", "size must be a whole number in \(Gallery.sizes) (got \(text))")
     }
 
+    static func badCrop(_ text: String) -> GalleryError {
+        let names = SquareCrop.allCases.map(\.rawValue).joined(separator: ", ")
+        return GalleryError(.badRequest, kind: "badCrop", "crop must be one of \(names) (got \(text))")
+    }
+
     func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = ByteBuffer(string: JSONLine.line([("error", .object([("kind", .string(kind)), ("message", .string(message))]))]) + "\n")
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]

@@ -1,20 +1,24 @@
 import Foundation
 import MagickIO
 
-/// The gallery's HTML page: one lazy `<img>` per image, sized in advance and painted from its
-/// ThumbHash (decoded by the page's script) until the thumbnail arrives.
+/// The gallery's HTML page: one lazy `<img>` per image, sized in advance and painted with its
+/// dominant colour, then its ThumbHash (decoded by the page's script), until the thumbnail arrives.
 enum Page {
     struct Tile {
         var path: String
         var width: Int
         var height: Int
-        var thumbHash: ThumbHash?
+        var placeholder: Placeholder?
     }
 
     static func html(title: String, tiles: [Tile]) -> String {
         let figures = tiles.map { tile in
             let path = escape(encode(tile.path))
-            let hash = tile.thumbHash.map { " data-thumbhash=\"\($0.base64)\"" } ?? ""
+            // The dominant colour paints the box at once (plain CSS); the ThumbHash's picture
+            // replaces it as soon as the script has decoded it.
+            let hash = tile.placeholder.map {
+                " style=\"background-color: \($0.dominantColor.hex)\" data-thumbhash=\"\($0.thumbHash.base64)\""
+            } ?? ""
             return """
                 <figure><a href="/info/\(path)"><img loading="lazy" src="/thumbnails/\(path)?size=\(Gallery.defaultSize)" \
                 width="\(tile.width)" height="\(tile.height)" alt="\(escape(tile.path))"\(hash)></a>\

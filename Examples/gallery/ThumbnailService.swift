@@ -22,11 +22,13 @@ final class ThumbnailService: Sendable {
         var tag: String
         var format: OutputFormat
 
-        init?(file: String, size: Int, format: OutputFormat) {
+        /// `crop`: a square fill cropped that way (nil: fitted into `size`).
+        init?(file: String, size: Int, format: OutputFormat, crop: SquareCrop? = nil) {
             var info = stat()
             guard stat(file, &info) == 0 else { return nil }
             let identity = "\(file)|\(info.st_dev)|\(info.st_ino)|\(info.st_size)|\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
-            tag = String(fnv1a("\(identity)|\(size)|\(format.fileExtension)"), radix: 16)
+            let request = crop.map { "\(size)|fill-\($0.rawValue)" } ?? "\(size)"
+            tag = String(fnv1a("\(identity)|\(request)|\(format.fileExtension)"), radix: 16)
             self.format = format
         }
 
@@ -40,17 +42,22 @@ final class ThumbnailService: Sendable {
     }
 
     /// Makes the thumbnail of `file`, caches it and returns its bytes.
-    func make(_ key: Key, file: String, size: Int) async throws -> Data {
-        let image = try await thumbnail(of: URL(fileURLWithPath: file), size: size)
+    func make(_ key: Key, file: String, size: Int, crop: SquareCrop? = nil) async throws -> Data {
+        let image = try await thumbnail(of: URL(fileURLWithPath: file), size: size, crop: crop)
         let data = try await image.encoded(as: key.format.encoding)
         // Written whole then renamed: a reader never sees half a file.
         try? data.write(to: cacheFile(key), options: .atomic)
         return data
     }
 
-    /// A thumbnail of the file at `url` through the gate and the shared thumbnailer.
-    func thumbnail(of url: URL, size: Int) async throws(MagickIOError) -> Image {
-        try await throughGate { thumbnailer.thumbnails(of: [url], maxPixelSize: size) }
+    /// A thumbnail of the file at `url` through the gate and the shared thumbnailer: fitted into
+    /// `size` x `size`, or filling it, cropped as `crop` says.
+    func thumbnail(of url: URL, size: Int, crop: SquareCrop? = nil) async throws(MagickIOError) -> Image {
+        guard let crop else { return try await throughGate { thumbnailer.thumbnails(of: [url], maxPixelSize: size) } }
+        return try await throughGate {
+            thumbnailer.thumbnails(of: [url], size: ImageSize(width: size, height: size), mode: .fill,
+                                   options: ThumbnailOptions(crop: crop.option))
+        }
     }
 
     /// A thumbnail of a source already open (an upload's), as `thumbnail(of:size:)`.
@@ -59,7 +66,7 @@ final class ThumbnailService: Sendable {
     }
 
     /// The one result of the stream `start` begins once the gate lets it in: the one place that
-    /// reads `Thumbnailer.thumbnails(of:maxPixelSize:)`.
+    /// reads the `Thumbnailer`'s results.
     private func throughGate<Input>(_ start: () -> AsyncStream<ThumbnailResult<Input>>) async throws(MagickIOError) -> Image {
         try await gate.enter()
         defer { gate.leave() }
@@ -72,6 +79,20 @@ final class ThumbnailService: Sendable {
 
     private func cacheFile(_ key: Key) -> URL {
         cache.appendingPathComponent("\(key.tag).\(key.format.fileExtension)")
+    }
+}
+
+/// What `?crop=` takes: a square fill, cropped at the centre, at what draws the eye, or at the
+/// busiest part (``ThumbnailOptions/Crop``).
+enum SquareCrop: String, Sendable, CaseIterable {
+    case center, attention, entropy
+
+    var option: ThumbnailOptions.Crop {
+        switch self {
+        case .center: .center
+        case .attention: .attention
+        case .entropy: .entropy
+        }
     }
 }
 

@@ -21,6 +21,9 @@ struct ImageInfoCommand: ParsableCommand {
     @Flag(name: .long, help: "Print one JSON object per file on stdout, one line each.")
     var json = false
 
+    @Flag(name: .long, help: "Also give the dominant colour (#rrggbb), from a 64-pixel thumbnail of the picture.")
+    var colors = false
+
     @OptionGroup(title: "Decoding limits")
     var decoding: DecodingFlags
 
@@ -28,7 +31,7 @@ struct ImageInfoCommand: ParsableCommand {
         var failed = 0
         for (index, file) in files.enumerated() {
             do {
-                let info = try FileInfo(path: file, options: decoding.options)
+                let info = try FileInfo(path: file, options: decoding.options, colors: colors)
                 if json {
                     writeOutput(info.jsonLine)
                 } else {

@@ -4,7 +4,7 @@ import MagickIO
 
 /// What became of one job.
 enum Outcome: Sendable {
-    case done(width: Int, height: Int)
+    case done(width: Int, height: Int, crop: ImageRect? = nil)
     case failed(MagickIOError)
 }
 
@@ -31,15 +31,20 @@ final class Reporter: @unchecked Sendable {
     func report(_ job: Job, outcome: Outcome) {
         lock.withLock {
             switch outcome {
-            case .done(let width, let height):
+            case .done(let width, let height, let crop):
                 doneCount += 1
                 if json {
-                    writeOutput(JSONLine.line([
+                    var members: [(String, JSONLine)] = [
                         ("input", .string(job.input)),
                         ("output", .string(job.output)),
                         ("width", .int(width)),
                         ("height", .int(height)),
-                    ]))
+                    ]
+                    if let crop {
+                        members.append(("crop", .object([("x", .int(crop.x)), ("y", .int(crop.y)),
+                                                         ("width", .int(crop.width)), ("height", .int(crop.height))])))
+                    }
+                    writeOutput(JSONLine.line(members))
                 }
             case .failed(let error):
                 failedCount += 1

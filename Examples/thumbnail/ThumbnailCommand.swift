@@ -87,6 +87,9 @@ struct ThumbnailCommand: AsyncParsableCommand {
         valueName: "never|if-absent|always"))
     var embedded: EmbeddedChoice = .never
 
+    @OptionGroup(title: "Box and crop")
+    var sizing: SizingFlags
+
     @Flag(name: .long, help: "Print one JSON object per input on stdout, in completion order.")
     var json = false
 
@@ -142,13 +145,18 @@ struct ThumbnailCommand: AsyncParsableCommand {
         let thumbnailer = Thumbnailer(maxConcurrentJobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, memoryBudget: decoding.options.memoryBudget,
                                       decodingOptions: decoding.options)
         let inputs = runnable.map { URL(fileURLWithPath: $0.input) }
-        let options = ThumbnailOptions(embedded: embedded.option)
-        for await result in thumbnailer.thumbnails(of: inputs, maxPixelSize: maxPixelSize, options: options) {
+        let options = ThumbnailOptions(embedded: embedded.option, crop: sizing.crop.crop)
+        let results = if let box = sizing.box(side: maxPixelSize) {
+            thumbnailer.thumbnails(of: inputs, size: box, mode: sizing.mode.mode, options: options)
+        } else {
+            thumbnailer.thumbnails(of: inputs, maxPixelSize: maxPixelSize, options: options)
+        }
+        for await result in results {
             let job = runnable[result.index]
             do {
                 let thumbnail = try result.result.get()
                 try await thumbnail.write(to: URL(fileURLWithPath: job.output), as: encoding)
-                reporter.report(job, outcome: .done(width: thumbnail.width, height: thumbnail.height))
+                reporter.report(job, outcome: .done(width: thumbnail.width, height: thumbnail.height, crop: thumbnail.cropRect))
             } catch let error as MagickIOError {
                 reporter.report(job, outcome: .failed(error))
             }

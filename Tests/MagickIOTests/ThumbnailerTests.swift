@@ -125,7 +125,7 @@ struct ThumbnailerTests {
         let opened = Usage(), refused = Usage(), gate = AsyncGate()
         let inputs = (0..<40).map { CountingInput(url: twelveMegapixels, opened: opened, gate: $0 == 0 ? nil : gate, refused: refused) }
         var first: Image?
-        for await result in Thumbnailer(maxConcurrentJobs: 2).results(of: inputs, maxPixelSize: 64, at: 0, allowUpscale: false, options: ThumbnailOptions()) {
+        for await result in Thumbnailer(maxConcurrentJobs: 2).results(of: inputs, .maxPixelSize(64), at: 0, allowUpscale: false, options: ThumbnailOptions()) {
             first = try result.result.get()
             break
         }

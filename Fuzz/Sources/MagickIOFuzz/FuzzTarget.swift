@@ -21,7 +21,7 @@ enum Driver {
 /// Each input is opened with `ImageSource(data:)`, the properties of its first four frames are read,
 /// a 48-pixel thumbnail is made through MagickIO's own JPEG, PNG, WebP, TIFF and HEIF decoders and through
 /// ImageMagick's (their sizes must agree), and a 64-pixel thumbnail, from the picture and from any thumbnail the
-/// file embeds.
+/// file embeds, with its dominant colour, and a 32x32 square cropped by attention (its crop inside the picture).
 /// `MagickIOError`s of the kinds untrusted input may produce are the expected outcome and are
 /// swallowed; anything else ends the process so that libFuzzer keeps the input: a crash or
 /// sanitizer report (by itself), an error kind that bad input must never cause, or a thumbnail of
@@ -53,6 +53,15 @@ public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             guard thumbnail.width > 0, thumbnail.height > 0, max(thumbnail.width, thumbnail.height) <= 64 else {
                 fatalError("a \(source.format) thumbnail (\(embedded)) of \(thumbnail.width)x\(thumbnail.height) for a maximum of 64")
             }
+            _ = try thumbnail.dominantColor()
+        }
+        // A square chosen by the attention crop: its window lies inside the upright picture.
+        let square = try source.thumbnail(size: ImageSize(width: 32, height: 32), mode: .fill,
+                                          options: ThumbnailOptions(crop: .attention))
+        let upright = try source.properties(at: 0)
+        if let rect = square.cropRect, rect.x < 0 || rect.y < 0 || rect.width < 1 || rect.height < 1
+            || rect.x + rect.width > upright.orientedWidth || rect.y + rect.height > upright.orientedHeight {
+            fatalError("\(source.format): crop \(rect) outside \(upright.orientedWidth)x\(upright.orientedHeight)")
         }
     } catch let error as MagickIOError {
         switch error.kind {

@@ -25,6 +25,10 @@ public struct Image: Sendable {
     /// ``DecodingOptions/strictness`` let through (``Strictness``). Empty for a clean decode.
     public let warnings: [String]
 
+    /// Where a ``SizingMode/fill`` thumbnail was cut from its picture, in the upright picture's
+    /// pixels (chosen by ``ThumbnailOptions/crop``); nil when nothing was cropped.
+    public internal(set) var cropRect: ImageRect?
+
     /// Which decoder made the pixels: ImageMagick's coder, or one of MagickIO's own row paths.
     let decoder: Decoder
 

@@ -126,14 +126,15 @@ extension ImageSource {
         // 5. Orient: turn the small image upright.
         try wand.applyOrientation(picture.orientation)
 
-        // 6. Crop (``SizingMode/fill``), in the upright axes.
-        if let crop = picture.geometry.crop {
-            try wand.crop(crop)
-        }
+        // 6. Crop (``SizingMode/fill``), in the upright axes, where `options.crop` says: at the
+        //    gravity, or at the window SmartCrop picks on this resized picture.
+        let cropRect = try wand.cropThumbnail(picture.geometry, options.crop)
 
         // 7. Normalise: sRGB, 8 bits per channel, metadata as the options say.
         try wand.normalizeForThumbnail(options)
-        return Image(wand: wand.clone(), orientation: .up, warnings: picture.warnings.map(\.message), decoder: picture.decoder)
+        var image = Image(wand: wand.clone(), orientation: .up, warnings: picture.warnings.map(\.message), decoder: picture.decoder)
+        image.cropRect = cropRect
+        return image
     }
 }
 
@@ -204,6 +205,8 @@ struct ThumbnailGeometry: Sendable {
     var scaled: (width: Int, height: Int)
     /// The region of the scaled image kept (``SizingMode/fill`` only).
     var crop: Crop?
+    /// The picture's own size, upright (what ``scaled`` scales).
+    var source: (width: Int, height: Int)
 
     struct Crop: Sendable, Hashable {
         var x: Int
@@ -225,6 +228,7 @@ struct ThumbnailGeometry: Sendable {
 
     init(width: Int, height: Int, box: ImageSize, mode: SizingMode, gravity: Gravity, allowUpscale: Bool) {
         let width = max(width, 1), height = max(height, 1)
+        source = (width, height)
         // Claimed sizes are untrusted: keep every side within a range the limits can then refuse.
         func round(_ value: Double) -> Int { max(1, Int(min(value.rounded(), Double(1 << 40)))) }
         let boxWidth = max(box.width, 0), boxHeight = max(box.height, 0)

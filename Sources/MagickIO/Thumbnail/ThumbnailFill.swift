@@ -89,7 +89,8 @@ enum ThumbnailFill {
             let warnings = try embedded.decode(frame: 0, from: try admission.approved(), jpegHint: plan.hint, interrupt: interrupt,
                                              cacheBytes: admission.cacheBytes ?? 0, into: wand)
             try source.copyMetadata(into: wand, for: options)
-            return Picture(geometry: plan.geometry, stored: plan.stored, orientation: embedded.frames[0].orientation,
+            return Picture(geometry: plan.geometry.standingFor(source), stored: plan.stored,
+                           orientation: embedded.frames[0].orientation,
                            warnings: warnings.map(source.namingEmbedded), decoder: .imageMagick)
         case .heifItem(let item, let geometry, let source):
             do throws(MagickIOError) {
@@ -101,7 +102,8 @@ enum ThumbnailFill {
                 if error.kind == .cancelled { throw error }
                 return nil
             }
-            return Picture(geometry: geometry, stored: geometry.scaled, orientation: .up, warnings: [], decoder: .imageMagick)
+            return Picture(geometry: geometry.standingFor(source), stored: geometry.scaled, orientation: .up, warnings: [],
+                           decoder: .imageMagick)
         case .rows(let plan, let stream, let source):
             guard let (warnings, decoder) = try source.fillRows(plan, stream, from: try admission.approved(), into: wand,
                                                                 interrupt: interrupt, idleCore: idleCore) else { return nil }
@@ -117,5 +119,15 @@ enum ThumbnailFill {
             return Picture(geometry: geometry, stored: geometry.stored(turnedBy: image.orientation),
                            orientation: image.orientation, warnings: [], decoder: image.decoder)
         }
+    }
+}
+
+extension ThumbnailGeometry {
+    /// This geometry of a carried thumbnail, its crop told in `picture`'s upright pixels (what
+    /// ``Image/cropRect`` reports), not the carried thumbnail's.
+    func standingFor(_ picture: ImageSource) -> ThumbnailGeometry {
+        var geometry = self
+        geometry.source = (picture.frames[0].orientedWidth, picture.frames[0].orientedHeight)
+        return geometry
     }
 }

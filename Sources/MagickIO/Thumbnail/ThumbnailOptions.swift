@@ -39,6 +39,8 @@ public struct ThumbnailOptions: Sendable, Hashable {
     public var colorProfile: ColorProfile
     /// Which metadata the thumbnail keeps. Default ``MetadataPolicy/stripAll``.
     public var metadata: MetadataPolicy
+    /// Where ``SizingMode/fill`` crops. Default ``Crop/center`` (the gravity asked for).
+    public var crop: Crop
 
     /// Whether a JPEG, PNG, WebP, TIFF or HEIF thumbnail may stream through MagickIO's own decoders
     /// (libjpeg-turbo, libpng, libwebp, libtiff, libheif) rather than ImageMagick's: on by default; off makes every thumbnail take
@@ -46,9 +48,10 @@ public struct ThumbnailOptions: Sendable, Hashable {
     @_spi(Benchmarks) public var ownDecoders = true
 
     public init(embedded: EmbeddedThumbnail = .never, colorProfile: ColorProfile = .convertToSRGB,
-                metadata: MetadataPolicy = .stripAll) {
+                metadata: MetadataPolicy = .stripAll, crop: Crop = .center) {
         self.embedded = embedded
         self.colorProfile = colorProfile
         self.metadata = metadata
+        self.crop = crop
     }
 }

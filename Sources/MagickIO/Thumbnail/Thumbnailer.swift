@@ -53,23 +53,23 @@ public struct Thumbnailer: Sendable {
     /// The sequence never throws: each ``ThumbnailResult`` carries its own outcome.
     public func thumbnails(of urls: [URL], maxPixelSize: Int, at frame: Int = 0, allowUpscale: Bool = false,
                            options: ThumbnailOptions = ThumbnailOptions()) -> AsyncStream<ThumbnailResult<URL>> {
-        results(of: urls, maxPixelSize: maxPixelSize, at: frame, allowUpscale: allowUpscale, options: options)
+        results(of: urls, .maxPixelSize(maxPixelSize), at: frame, allowUpscale: allowUpscale, options: options)
     }
 
     /// Thumbnails of images held in memory, as ``thumbnails(of:maxPixelSize:at:allowUpscale:options:)->AsyncStream<ThumbnailResult<URL>>``.
     public func thumbnails(of images: [Data], maxPixelSize: Int, at frame: Int = 0, allowUpscale: Bool = false,
                            options: ThumbnailOptions = ThumbnailOptions()) -> AsyncStream<ThumbnailResult<Data>> {
-        results(of: images, maxPixelSize: maxPixelSize, at: frame, allowUpscale: allowUpscale, options: options)
+        results(of: images, .maxPixelSize(maxPixelSize), at: frame, allowUpscale: allowUpscale, options: options)
     }
 
     /// Thumbnails of sources already open (their own ``DecodingOptions`` stay in force), as
     /// ``thumbnails(of:maxPixelSize:at:allowUpscale:options:)->AsyncStream<ThumbnailResult<URL>>``.
     public func thumbnails(of sources: [ImageSource], maxPixelSize: Int, at frame: Int = 0, allowUpscale: Bool = false,
                            options: ThumbnailOptions = ThumbnailOptions()) -> AsyncStream<ThumbnailResult<ImageSource>> {
-        results(of: sources, maxPixelSize: maxPixelSize, at: frame, allowUpscale: allowUpscale, options: options)
+        results(of: sources, .maxPixelSize(maxPixelSize), at: frame, allowUpscale: allowUpscale, options: options)
     }
 
-    func results<Input: ThumbnailInput>(of inputs: [Input], maxPixelSize: Int, at frame: Int, allowUpscale: Bool,
+    func results<Input: ThumbnailInput>(of inputs: [Input], _ request: ThumbnailRequest, at frame: Int, allowUpscale: Bool,
                                                 options thumbnailOptions: ThumbnailOptions) -> AsyncStream<ThumbnailResult<Input>> {
         let (stream, continuation) = AsyncStream.makeStream(of: ThumbnailResult<Input>.self)
         // ImageMagick's pixel cache is one pool for the process: a budget above its limit would
@@ -83,11 +83,11 @@ public struct Thumbnailer: Sendable {
             let input = inputs[index]
             do throws(MagickIOError) {
                 let source = try await input.openSource(options: options)
-                let cost = try source.thumbnailCost(.maxPixelSize(maxPixelSize), at: frame, allowUpscale: allowUpscale,
+                let cost = try source.thumbnailCost(request, at: frame, allowUpscale: allowUpscale,
                                                     options: thumbnailOptions)
                 try await budget.acquire(cost)
                 defer { budget.release(cost) }
-                let image = try await source.asyncThumbnail(.maxPixelSize(maxPixelSize), at: frame, allowUpscale: allowUpscale,
+                let image = try await source.asyncThumbnail(request, at: frame, allowUpscale: allowUpscale,
                                                             options: thumbnailOptions)
                 return ThumbnailResult(input: input, index: index, result: .success(image))
             } catch {

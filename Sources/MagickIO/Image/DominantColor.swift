@@ -1,0 +1,122 @@
+// A picture's dominant colour. sharp's `stats().dominant` is the anchor: a 16 x 16 x 16 histogram
+// of the pixels (4096 bins), the fullest bin wins. On photographs that bin is often a grey: a
+// shadow, a wall, an overcast sky, so a placeholder painted with it looks like nothing. Here:
+// - pixels whose channels spread less than `greyChroma` apart count as grey; when at least one
+//   pixel in `colourfulShare` is not grey, grey bins are left out and the colour wins even if a
+//   grey bin holds more (a red coat against a grey street gives red);
+// - a picture that is mostly grey keeps a grey answer (its fullest bin), so a black-and-white
+//   photo is not given the colour of a few stray pixels;
+// - a bin's score is its own count twice plus its six neighbours' (a colour that straddles a bin
+//   edge is not split in two), and the answer is the mean of the winning bin's pixels rather than
+//   the bin's centre, so a flat area of colour comes back exactly;
+// - transparent pixels (alpha under half) are not counted unless all of them are.
+
+import Foundation
+
+extension ImageSource {
+    /// The dominant colour of frame `index` as a viewer shows it, from a thumbnail at most 64
+    /// pixels a side made by the thumbnail pipeline (shrink-on-load keeps it cheap); see
+    /// ``Image/dominantColor()``.
+    ///
+    /// ```swift
+    /// let background = try ImageSource(url: photo).dominantColor().hex   // "#3b6ea5"
+    /// ```
+    ///
+    /// - Throws: what the thumbnail throws: ``MagickIOError`` of kind `frameOutOfRange`,
+    ///   `corruptImage` or `limitExceeded`.
+    public func dominantColor(at index: Int = 0) throws -> RGBColor {
+        try thumbnail(maxPixelSize: DominantColor.side, at: index).dominantColor()
+    }
+
+    /// `dominantColor(at:)` on MagickIO's threads, cancellable.
+    public func dominantColor(at index: Int = 0) async throws -> RGBColor {
+        try await asyncThumbnail(.maxPixelSize(DominantColor.side), at: index, allowUpscale: false,
+                                 options: ThumbnailOptions()).dominantColor()
+    }
+}
+
+extension Image {
+    /// The colour most of the picture is: the fullest bin of a 4096-bin histogram (as sharp's
+    /// `stats().dominant`), leaving grey bins out unless the picture is mostly grey, returned as the
+    /// mean of that bin's pixels. An image larger than 64 pixels a side is sampled on a grid of
+    /// at most 64 x 64 pixels.
+    ///
+    /// ```swift
+    /// let thumb = try source.thumbnail(maxPixelSize: 256)
+    /// let colour = try thumb.dominantColor()   // RGBColor(r: 59, g: 110, b: 165), "#3b6ea5"
+    /// ```
+    ///
+    /// Stands on `MagickExportImagePixels`.
+    ///
+    /// - Throws: ``MagickIOError/Kind/corruptImage`` when ImageMagick cannot export the pixels.
+    public func dominantColor() throws -> RGBColor {
+        let pixels = try self.pixels(.rgba8)
+        return DominantColor.of(rgba: pixels.bytes, width: pixels.width, height: pixels.height)
+    }
+}
+
+/// The histogram behind ``Image/dominantColor()``.
+enum DominantColor {
+    /// The longest side of the thumbnail `ImageSource/dominantColor(at:)` reads, and of the grid
+    /// an image is sampled on.
+    static let side = 64
+    /// Channels closer together than this (out of 255) make a grey pixel.
+    static let greyChroma = 32
+    /// The share of opaque pixels that must be colourful for grey bins to be left out.
+    static let colourfulShare = 1.0 / 8
+
+    /// The dominant colour of `width` x `height` RGBA pixels (rows packed, straight alpha).
+    static func of(rgba: [UInt8], width: Int, height: Int) -> RGBColor {
+        guard width > 0, height > 0, rgba.count >= width * height * 4 else { return RGBColor(r: 0, g: 0, b: 0) }
+        var counts = [Int32](repeating: 0, count: 4096)
+        var sums = [Int32](repeating: 0, count: 4096 * 3)
+        var colourful = 0, opaque = 0
+        let stepX = max(1, (width + side - 1) / side), stepY = max(1, (height + side - 1) / side)
+        func count(skippingTransparent: Bool) {
+            rgba.withUnsafeBufferPointer { rgba in
+                for y in stride(from: 0, to: height, by: stepY) {
+                    for x in stride(from: 0, to: width, by: stepX) {
+                        let p = (y * width + x) * 4
+                        if skippingTransparent, rgba[p + 3] < 128 { continue }
+                        let r = rgba[p], g = rgba[p + 1], b = rgba[p + 2]
+                        let bin = Int(r >> 4) << 8 | Int(g >> 4) << 4 | Int(b >> 4)
+                        counts[bin] += 1
+                        sums[bin * 3] += Int32(r)
+                        sums[bin * 3 + 1] += Int32(g)
+                        sums[bin * 3 + 2] += Int32(b)
+                        opaque += 1
+                        if Int(max(r, g, b)) - Int(min(r, g, b)) >= greyChroma { colourful += 1 }
+                    }
+                }
+            }
+        }
+        count(skippingTransparent: true)
+        if opaque == 0 { count(skippingTransparent: false) }
+        let skipsGrey = Double(colourful) >= colourfulShare * Double(opaque)
+        func mean(_ bin: Int) -> (Int32, Int32, Int32) {
+            let n = max(counts[bin], 1)
+            return (sums[bin * 3] / n, sums[bin * 3 + 1] / n, sums[bin * 3 + 2] / n)
+        }
+        func eligible(_ bin: Int) -> Bool {
+            guard counts[bin] > 0 else { return false }
+            guard skipsGrey else { return true }
+            let (r, g, b) = mean(bin)
+            return Int(max(r, g, b) - min(r, g, b)) >= greyChroma
+        }
+        var best = -1, bestScore = Int32(0)
+        for bin in 0..<4096 where eligible(bin) {
+            let (r, g, b) = (bin >> 8, (bin >> 4) & 15, bin & 15)
+            var score = 2 * counts[bin]
+            for (dr, dg, db) in [(-1, 0, 0), (1, 0, 0), (0, -1, 0), (0, 1, 0), (0, 0, -1), (0, 0, 1)] {
+                let (nr, ng, nb) = (r + dr, g + dg, b + db)
+                guard (0..<16).contains(nr), (0..<16).contains(ng), (0..<16).contains(nb) else { continue }
+                let neighbour = nr << 8 | ng << 4 | nb
+                if eligible(neighbour) { score += counts[neighbour] }
+            }
+            if score > bestScore { (best, bestScore) = (bin, score) }
+        }
+        guard best >= 0 else { return RGBColor(r: 0, g: 0, b: 0) }
+        let (r, g, b) = mean(best)
+        return RGBColor(r: UInt8(r), g: UInt8(g), b: UInt8(b))
+    }
+}
