@@ -115,8 +115,9 @@ static int feed(mio_pngfast *png) {
     return 0;
 }
 
-// The zlib header, as zlib reads it with the window the header names (libpng's default): method
-// 8, a window of at most 32 KiB, the check bits, no preset dictionary.
+// The zlib header, as libpng and zlib check it: method 8, a window of at most 32 KiB, the check
+// bits, no preset dictionary. Like libpng, the inflate allows distances of up to 32 KiB whatever
+// window the header names.
 static int zlib_header(mio_pngfast *png) {
     uint8_t header[2];
     for (int i = 0; i < 2; i++) {
@@ -129,7 +130,6 @@ static int zlib_header(mio_pngfast *png) {
     if ((header[0] & 15) != 8 || (header[0] >> 4) > 7 || ((header[0] << 8) | header[1]) % 31 != 0 || (header[1] & 0x20)) {
         return fail(png, "invalid zlib header");
     }
-    png->inflate.hist_bits = (uint32_t)(header[0] >> 4) + 8;
     png->started = 1;
     return 0;
 }
@@ -158,6 +158,7 @@ static long inflate_into(mio_pngfast *png, uint8_t *out, size_t length) {
 mio_pngfast *mio_pngfast_create(const uint8_t *data, int fd, size_t size, size_t offset, uint32_t width,
                                 uint32_t height, int channels, size_t chunk_limit) {
     if ((channels != 3 && channels != 4) || width == 0 || height == 0 || offset < 8 || offset > size) return NULL;
+    if ((uint64_t)width * (uint64_t)channels >= UINT32_MAX) return NULL;  // ISA-L counts bytes out in 32 bits
     mio_pngfast *png = calloc(1, sizeof *png);
     if (png == NULL) return NULL;
     png->data = data;
