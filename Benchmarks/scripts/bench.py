@@ -199,7 +199,7 @@ for case, path, size, fmt, reps in cases:
                       ("pyvips", inproc + ["vips", str(size), str(reps), fmt, path]),
                       ("Pillow", inproc + ["pillow", str(size), str(reps), fmt, path])):
         _, _, rss, (stdout,) = timed([cmd])
-        first = stdout.splitlines()[0]
+        first = (stdout.splitlines() or ["error: failed, no output"])[0]  # pyvips-binary has no HEVC
         if "error:" in first:
             results[name] = (None, rss, first.split("error: ", 1)[1].split(":")[0])
         else:
@@ -241,7 +241,7 @@ for case, path, size in (("12 MP HEIC (320x240 item) -> 256", big("photo-12mp-it
                       ("MagickIO, embedded (.ifAbsent)", [INPROCESS, str(size), str(reps), path, "--embedded"]),
                       ("pyvips", [PY, os.path.join(HERE, "inproc.py"), "vips", str(size), str(reps), "jpeg", path])):
         _, _, rss, (stdout,) = timed([cmd])
-        first = stdout.splitlines()[0]
+        first = (stdout.splitlines() or ["error: failed, no output"])[0]  # pyvips-binary has no HEVC
         if "error:" in first:
             results[name] = (None, rss, first.split("error: ", 1)[1][:60])
             continue
