@@ -281,13 +281,13 @@ def png_name(path):
 
 
 quality = {}
-for name in ("MagickIO", "libvips", "libvips 8.18", "ImageMagick", "Pillow"):
+for name in ("MagickIO", "libvips 8.18", "libvips 8.14", "ImageMagick", "Pillow"):
     out = fresh("quality-" + name)
     for size in sorted({s for _, s in quality_inputs}):
         files = [p for p, s in quality_inputs if s == size]
         if name == "MagickIO":
             timed([[THUMBNAIL, "--max-pixel-size", str(size), "--format", "png", "--output", out, *files]])
-        elif name == "libvips":
+        elif name == "libvips 8.14":
             timed([["vipsthumbnail", "-s", str(size), "-o", f"{out}/%s.png", *files]])
         elif name == "libvips 8.18":
             timed([[PY, os.path.join(HERE, "pyvips_thumb.py"), out, str(size), "png", *files]])
