@@ -145,6 +145,7 @@ struct Gallery: Sendable {
 }
 
 /// ThumbHashes already made, by cache key.
+/// `@unchecked Sendable`: the hashes are touched only under `lock`.
 final class PlaceholderCache: @unchecked Sendable {
     private let lock = NSLock()
     private var hashes: [String: ThumbHash] = [:]

@@ -41,6 +41,7 @@ struct GalleryContext: RequestContext {
 /// Sees the client close its side of the connection. Hummingbird allows half-closure, so such a
 /// connection stays active, and Hummingbird reads its input only between requests: this handler,
 /// in the pipeline after HTTP decoding, notes the input's end when it happens.
+/// `@unchecked Sendable`: its one flag is touched only under `lock`.
 final class HangUpWatcher: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
     typealias InboundIn = NIOAny
     private let lock = NSLock()

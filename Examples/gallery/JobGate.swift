@@ -3,6 +3,7 @@ import MagickIO
 
 /// At most `places` jobs at once, served in arrival order; a waiter whose task is cancelled (its
 /// client left) leaves the queue at once.
+/// `@unchecked Sendable`: the free places and the waiters are touched only under `lock`.
 final class JobGate: @unchecked Sendable {
     private let lock = NSLock()
     private var free: Int

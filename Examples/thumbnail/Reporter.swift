@@ -10,6 +10,7 @@ enum Outcome: Sendable {
 
 /// Everything the run prints: JSON lines on stdout, failures, the progress bar and the summary
 /// on stderr. One lock keeps lines whole and in order.
+/// `@unchecked Sendable`: the counters are touched only under `lock`; the rest is immutable.
 final class Reporter: @unchecked Sendable {
     private let total: Int
     private let json: Bool

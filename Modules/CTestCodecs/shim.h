@@ -1,13 +1,14 @@
 #ifndef CTESTCODECS_SHIM_H
 #define CTESTCODECS_SHIM_H
 
-// Test-only codecs (libjpeg-turbo's libjpeg 6.2 API and zlib) used by the tests to generate large
-// images at test time. The MagickIO library itself never depends on this module.
-// Both libraries come with libmagickwand-dev (libjpeg62-turbo-dev, zlib1g-dev).
+// Test-only codecs (libjpeg-turbo's libjpeg 6.2 API, zlib and libtiff) used by the tests to
+// generate large images at test time. The MagickIO library itself never depends on this module.
+// All come with libmagickwand-dev (libjpeg62-turbo-dev, zlib1g-dev, libtiff-dev).
 
 // jpeglib.h uses FILE and size_t without including anything itself: stdio.h must come first.
 #include <stdio.h>
 #include <jpeglib.h>
 #include <zlib.h>
+#include <tiffio.h>
 
 #endif

@@ -55,6 +55,7 @@ if arguments.count > 3, arguments[2] == "parallel", let threads = Int(arguments[
         options.ownDecoders = false
         return options
     }()
+    /// `@unchecked Sendable`: the list is touched only under `lock`.
     final class Outcomes: @unchecked Sendable {
         let lock = NSLock()
         var list: [String] = []

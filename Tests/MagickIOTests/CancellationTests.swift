@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import MagickIO
+@_spi(Benchmarks) @testable import MagickIO
 
 /// A 12 MP photo-like JPEG, written once per test run (a full decode takes tens of milliseconds).
 let twelveMegapixels: URL = {
@@ -11,17 +11,33 @@ let twelveMegapixels: URL = {
 
 @Suite("Cancellation and time limits")
 struct CancellationTests {
-    @Test("a time limit stops a decode and throws cancelled with the limit", .timeLimit(.minutes(10)))
+    @Test("a time limit that has passed stops a decode and throws cancelled with the limit", .timeLimit(.minutes(10)))
     func timeLimitStopsDecode() throws {
-        let source = try ImageSource(url: twelveMegapixels, options: DecodingOptions(timeLimit: .milliseconds(5)))
-        do {
-            _ = try source.image(at: 0)
-            Issue.record("a 12 MP decode finished within 5 ms")
-        } catch let error as MagickIOError {
-            #expect(error.kind == .cancelled)
-            #expect(error.limit?.name == "timeLimit")
-            #expect(error.limit?.limit == 5)
+        // A limit of zero has passed by the first check, however fast the machine: no clock race.
+        let source = try ImageSource(url: twelveMegapixels, options: DecodingOptions(timeLimit: .zero))
+        let error = #expect(throws: MagickIOError.self) { _ = try source.image(at: 0) }
+        #expect(error?.kind == .cancelled && error?.limit?.name == "timeLimit" && error?.limit?.limit == 0,
+                "\(String(describing: error))")
+    }
+
+    @Test("a time limit reaches a decode under way between two rows, once its clock has run out",
+          .timeLimit(.minutes(10)), arguments: ["image", "thumbnail"])
+    func deadlineBetweenRows(call: String) throws {
+        let source = try ImageSource(url: twelveMegapixels)
+        // The clock starts at the decode's first progress point, with nothing left of its limit.
+        let interrupt = Interrupt(timeLimit: .zero, startsNow: false)
+        let outcome = Self.atFirstProgress(interrupt, do: { interrupt.begin() }) { () throws(MagickIOError) in
+            if call == "image" {
+                _ = try source.image(at: 0, interrupt: interrupt)
+            } else {
+                var options = ThumbnailOptions()
+                options.ownDecoders = false
+                _ = try source.thumbnail(.maxPixelSize(1024), at: 0, allowUpscale: false, options: options, interrupt: interrupt)
+            }
         }
+        #expect(outcome == .cancelled)
+        #expect(interrupt.stopsByMonitor.load(ordering: .relaxed) >= 1, "a progress callback stopped it")
+        #expect(interrupt.callbacks.load(ordering: .relaxed) < 3000, "before the last row")
     }
 
     @Test("a stop reaches a decode under way between two rows, through ImageMagick's progress callback",
@@ -59,6 +75,13 @@ struct CancellationTests {
     /// it, long before its last row.
     static func cancelAtFirstProgress(_ interrupt: Interrupt, _ work: @escaping @Sendable () throws(MagickIOError) -> Void)
         -> MagickIOError.Kind? {
+        atFirstProgress(interrupt, do: { interrupt.cancel() }, work)
+    }
+
+    /// Runs `work` on a thread of its own and runs `stop` as soon as its first progress point has
+    /// been seen; the error kind it ended with (`.io` for none).
+    static func atFirstProgress(_ interrupt: Interrupt, do stop: () -> Void,
+                                _ work: @escaping @Sendable () throws(MagickIOError) -> Void) -> MagickIOError.Kind? {
         let outcome = Locked<MagickIOError.Kind?>(nil)
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
@@ -72,10 +95,9 @@ struct CancellationTests {
         }
         thread.stackSize = 8 << 20
         thread.start()
-        while interrupt.callbacks.load(ordering: .relaxed) == 0, outcome.withLock({ $0 }) == nil {
-            usleep(100)
-        }
-        interrupt.cancel()
+        // The thread is owed its first progress point (or its end): a bounded wait, not a timing.
+        try? waitUntil { interrupt.callbacks.load(ordering: .relaxed) > 0 || outcome.withLock({ $0 }) != nil }
+        stop()
         done.wait()
         return outcome.withLock { $0 }
     }
@@ -84,19 +106,26 @@ struct CancellationTests {
           .timeLimit(.minutes(10)))
     func timeLimitStartsWithTheWork() async throws {
         let pool = WorkerPool(threads: 1)
-        // The pool's only thread is busy for 300 ms; a job with a 100 ms limit waits behind it.
-        async let busy: Void = pool.run(interrupt: Interrupt()) { usleep(300_000) }
-        try await Task.sleep(for: .milliseconds(20))
-        let queued = Interrupt(timeLimit: .milliseconds(100), startsNow: false)
-        let result = try await pool.run(interrupt: queued) { () throws(MagickIOError) -> Int in
-            try queued.check()
-            return 42
-        }
-        #expect(result == 42)
+        // The pool's only thread is held by a job until the test opens its gate; a job with a
+        // time limit of zero queues behind it.
+        let inside = Locked(false), gate = DispatchSemaphore(value: 0)
+        async let busy: Void = pool.run(interrupt: Interrupt()) { inside.withLock { $0 = true }; gate.wait() }
+        try await waitUntil { inside.withLock { $0 } }
+        let queued = Interrupt(timeLimit: .zero, startsNow: false)
+        let ran = Locked(false)
+        let job = Task { try await pool.run(interrupt: queued) { () throws(MagickIOError) in ran.withLock { $0 = true } } }
+        // Queued, however long: no clock runs for it (a zero limit would have passed at once).
+        #expect(queued.stopReason == nil)
+        gate.signal()
         try await busy
-        let started = Interrupt(timeLimit: .milliseconds(1))
-        usleep(5_000)
-        #expect(throws: MagickIOError.self) { try started.check() }
+        // Once its work starts, the clock runs: with nothing left of its limit, it stops before its body.
+        let error = await #expect(throws: MagickIOError.self) { try await job.value }
+        #expect(error?.kind == .cancelled && error?.limit?.name == "timeLimit", "\(String(describing: error))")
+        #expect(!ran.withLock { $0 })
+        // An interrupt that starts now has no queue to wait in: a zero limit has passed at once.
+        let started = Interrupt(timeLimit: .zero)
+        let passed = #expect(throws: MagickIOError.self) { try started.check() }
+        #expect(passed?.kind == .cancelled)
     }
 
     @Test("a generous time limit lets the work finish")
@@ -109,9 +138,22 @@ struct CancellationTests {
     @Test("cancelling the task stops its decode and throws cancelled", .timeLimit(.minutes(10)))
     func taskCancellation() async throws {
         let source = try ImageSource(url: twelveMegapixels)
-        let task = Task { try await source.image(at: 0) }
-        try await Task.sleep(for: .milliseconds(2))
-        task.cancel()
+        // The decode is under way (waiting at ImageMagick's cache gate, which a thread of the test
+        // holds) when the task is cancelled. That thread, not the test's task, makes the task,
+        // cancels it and lets the gate go: nothing it waits for needs Swift's cooperative threads,
+        // which other tests' blocking decodes may hold.
+        let made = AsyncGate(), taskBox = Locked<Task<Image, any Error>?>(nil)
+        Thread {
+            CacheGate.shared.exclusive(reserving: 0) {
+                let task = Task { try await source.image(at: 0) }
+                taskBox.withLock { $0 = task }
+                made.open()
+                try? waitUntil { CacheGate.shared.waitingCount >= 1 }
+                task.cancel()
+            }
+        }.start()
+        await made.wait()
+        let task = try #require(taskBox.withLock { $0 })
         let result = await task.result
         switch result {
         case .success(let image):
@@ -131,7 +173,8 @@ struct CancellationTests {
             return try await source.thumbnail(maxPixelSize: 64)
         }
         let result = await task.result
-        #expect(throws: MagickIOError.self) { try result.get() }
+        let error = #expect(throws: MagickIOError.self) { try result.get() }
+        #expect(error?.kind == .cancelled, "\(String(describing: error))")
     }
 
     @Test("the async forms give the same thumbnails as the blocking ones")

@@ -186,7 +186,8 @@ struct HeaderWalkTests {
         let metaBox = twice[(meta.lowerBound - 4)...].prefix(Int(twice[meta.lowerBound - 2]) << 8 | Int(twice[meta.lowerBound - 1]))
         var twiceReader = ByteReader(.memory(twice + metaBox))
         #expect(HEIFItems.read(&twiceReader).inspect(decoding: 2, &twiceReader).problem == "the HEIF file has 2 meta boxes")
-        #expect(throws: MagickIOError.self) { _ = try ImageSource(data: twice + metaBox) }
+        let thrown = #expect(throws: MagickIOError.self) { _ = try ImageSource(data: twice + metaBox) }
+        #expect(thrown?.kind == .corruptImage, "\(String(describing: thrown))")
 
         // Cut anywhere, the walk finds less and never traps.
         let whole = try Fixture.data("heic-grid.heic")

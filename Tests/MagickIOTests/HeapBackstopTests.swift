@@ -108,6 +108,7 @@ struct HeapBackstopTests {
 }
 
 /// Strings gathered from several threads.
+/// `@unchecked Sendable`: the list is touched only under `lock`.
 private final class Outcomes: @unchecked Sendable {
     private let lock = NSLock()
     private var list: [String] = []

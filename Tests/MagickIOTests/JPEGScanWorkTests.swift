@@ -85,7 +85,8 @@ struct JPEGScanWorkTests {
                 #expect(error.limit?.requested == 1500 * 1100 * 1100)
             }
         }
-        #expect(throws: MagickIOError.self) { _ = try source.image(at: 0) }
+        let thrown = #expect(throws: MagickIOError.self) { _ = try source.image(at: 0) }
+        #expect(thrown?.kind == .limitExceeded && thrown?.limit?.name == "jpegScanWork", "\(String(describing: thrown))")
         let run = try MemoryTests.thumbnail(file)
         #expect(run.status == 1)
         let error = run.json["error"] as? [String: Any]

@@ -8,12 +8,6 @@ import Testing
 /// 24 MP WebP thumbnailed at default settings in a bounded peak.
 @Suite("Own WebP decoder")
 struct OwnWebPDecoderTests {
-    static let imageMagickOnly: ThumbnailOptions = {
-        var options = ThumbnailOptions()
-        options.ownDecoders = false
-        return options
-    }()
-
     /// Lossy (VP8), lossless (VP8L), lossy with an ALPH chunk, lossless with alpha, odd sides, an
     /// ICCP profile (scripts/webp-fixtures.sh), and every EXIF orientation (lossless,
     /// make-fixtures.sh).
@@ -22,16 +16,7 @@ struct OwnWebPDecoderTests {
 
     @Test("a WebP thumbnail through libwebp matches ImageMagick's path", arguments: taken)
     func matchesImageMagick(name: String) throws {
-        for source in [try Fixture.source(name), try ImageSource(data: Fixture.data(name))] {
-            let side = max(source.frames[0].orientedWidth, source.frames[0].orientedHeight)
-            for size in Set([16, side / 3, side / 2 + 1, side]) where size >= 1 {
-                let own = try source.thumbnail(maxPixelSize: size)
-                let magick = try source.thumbnail(maxPixelSize: size, options: Self.imageMagickOnly)
-                #expect(own.decoder == .libwebp, "\(name) at \(size)")
-                #expect(magick.decoder == .imageMagick)
-                try expectSame(own, magick, "\(name) at \(size)")
-            }
-        }
+        try OwnPathParity.expectMatches(name, through: .libwebp)
     }
 
     @Test("the ICCP profile is converted to sRGB on the own path, or kept on request")
@@ -54,7 +39,7 @@ struct OwnWebPDecoderTests {
             let source = try Fixture.source(name)
             let own = try source.thumbnail(maxPixelSize: 20)
             #expect(own.decoder == .libwebp && own.properties.hasAlpha, "\(name)")
-            let magick = try source.thumbnail(maxPixelSize: 20, options: Self.imageMagickOnly)
+            let magick = try source.thumbnail(maxPixelSize: 20, options: .imageMagickOnly)
             let a = try own.pixels(.rgba8), b = try magick.pixels(.rgba8)
             var largest = 0
             for i in stride(from: 3, to: a.bytes.count, by: 4) { largest = max(largest, abs(Int(a.bytes[i]) - Int(b.bytes[i]))) }
@@ -68,7 +53,7 @@ struct OwnWebPDecoderTests {
         #expect(source.count > 1)
         let own = try source.thumbnail(maxPixelSize: 12)
         #expect(own.decoder == .imageMagick)
-        try expectSame(own, try source.thumbnail(maxPixelSize: 12, options: Self.imageMagickOnly), "patches.webp")
+        try OwnPathParity.expectSame(own, try source.thumbnail(maxPixelSize: 12, options: .imageMagickOnly), "patches.webp")
     }
 
     /// libwebp stops at the end of the data; the own path hands the file over and ImageMagick's
@@ -83,7 +68,7 @@ struct OwnWebPDecoderTests {
             try source.thumbnail(.maxPixelSize(40), at: 0, allowUpscale: false, options: ThumbnailOptions(), interrupt: nil)
         }
         let magick = Result { () throws(MagickIOError) -> Image in
-            try source.thumbnail(.maxPixelSize(40), at: 0, allowUpscale: false, options: Self.imageMagickOnly, interrupt: nil)
+            try source.thumbnail(.maxPixelSize(40), at: 0, allowUpscale: false, options: .imageMagickOnly, interrupt: nil)
         }
         guard case .failure(let ownError) = own, case .failure(let magickError) = magick else {
             Issue.record("own path \(own), ImageMagick's \(magick)")
@@ -205,23 +190,5 @@ struct OwnWebPDecoderTests {
             let image = try ImageSource(url: jpeg, options: DecodingOptions(memoryBudget: 1 << 30)).image()
             try image.encoded(as: .webp(quality: 80), metadata: .stripAll).write(to: url)
         }
-    }
-
-    private func expectSame(_ own: Image, _ magick: Image, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        #expect(own.width == magick.width && own.height == magick.height, "\(what): \(own.width)x\(own.height) vs \(magick.width)x\(magick.height)", sourceLocation: sourceLocation)
-        #expect(own.orientation == magick.orientation, sourceLocation: sourceLocation)
-        #expect(own.properties.hasAlpha == magick.properties.hasAlpha, "\(what): alpha", sourceLocation: sourceLocation)
-        guard own.width == magick.width, own.height == magick.height else { return }
-        // Colours weighted by their alpha, as they are seen: under alpha 0 a lossy encoder leaves
-        // any colour, which libwebp's rescaler (premultiplied) and a full decode give differently.
-        let a = try own.pixels(.rgba8), b = try magick.pixels(.rgba8)
-        var sum = 0.0
-        for i in a.bytes.indices {
-            let alpha = i % 4 == 3 ? (1.0, 1.0) : (Double(a.bytes[i | 3]) / 255, Double(b.bytes[i | 3]) / 255)
-            let d = (Double(a.bytes[i]) * alpha.0 - Double(b.bytes[i]) * alpha.1) / 255
-            sum += d * d
-        }
-        let rmse = (sum / Double(a.bytes.count)).squareRoot()
-        #expect(rmse < 0.01, "\(what): RMSE \(rmse)", sourceLocation: sourceLocation)
     }
 }

@@ -179,8 +179,8 @@ struct ParallelDecodingTests {
             gate.shared(reserving: 100) { _ = secondIn.signal() }
             secondOut.signal()
         }.start()
-        #expect(secondIn.wait(timeout: .now() + 30) == .success, "a second 100-unit decode fits beside the first")
-        #expect(secondOut.wait(timeout: .now() + 30) == .success)
+        #expect(secondIn.passes(), "a second 100-unit decode fits beside the first")
+        #expect(secondOut.passes())
 
         try Self.expectWaits(gate, reserving: 200, until: releaseFirst,
                              "a 200-unit decode must not start beside a running 100-unit one",
@@ -202,7 +202,7 @@ struct ParallelDecodingTests {
     static func holdOpen(_ gate: CacheGate, reserving bytes: Int) throws -> DispatchSemaphore {
         let inside = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
         Thread { gate.shared(reserving: bytes) { _ = inside.signal(); release.wait() } }.start()
-        #expect(inside.wait(timeout: .now() + 30) == .success)
+        #expect(inside.passes())
         return release
     }
 
@@ -220,17 +220,8 @@ struct ParallelDecodingTests {
         #expect(!ran.withLock { $0 }, why, sourceLocation: sourceLocation)
         whileWaiting()
         release.signal()
-        #expect(out.wait(timeout: .now() + 30) == .success, "released, it runs", sourceLocation: sourceLocation)
+        #expect(out.passes(), "released, it runs", sourceLocation: sourceLocation)
         #expect(ran.withLock { $0 }, sourceLocation: sourceLocation)
-    }
-
-    /// Polls `condition` until it holds (a guard against a hang, not a measure of time).
-    static func waitUntil(_ condition: () -> Bool) throws {
-        let deadline = Date().addingTimeInterval(30)
-        while !condition() {
-            guard Date() < deadline else { throw MagickIOError(.io, "the condition never held") }
-            Thread.sleep(forTimeInterval: 0.005)
-        }
     }
 
     @Test("a decode bigger than the pool's free part still runs when it is alone")

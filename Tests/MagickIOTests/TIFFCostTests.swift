@@ -61,12 +61,15 @@ struct TIFFCostTests {
         #expect(unknown.bytes > TIFFLayout.costliest(width: 4000, height: 3000).coderBytes)
     }
 
-    @Test("a 500 KB TIFF of 16 float64 samples and a 16-bit RGBA one in one strip are refused by the default budget before decoding, in little memory",
-          .timeLimit(.minutes(10)), arguments: [("float64-extra", 2000, 2000), ("rgba16-strip", 4400, 4400)])
+    /// (A 16-bit RGBA page in one strip, which ImageMagick's path refuses as well, streams through
+    /// libtiff instead: OwnTIFFDecoderTests.)
+    @Test("a 500 KB TIFF of 16 float64 samples in one strip is refused by the default budget before decoding, in little memory",
+          .timeLimit(.minutes(10)), arguments: [("float64-extra", 2000, 2000)])
     func hostileLayoutsRefused(layout: String, width: Int, height: Int) throws {
         let file = try CostFixtures.tiff(layout, width: width, height: height)
         let source = try ImageSource(url: file)
-        #expect(throws: MagickIOError.self) { _ = try source.thumbnail(maxPixelSize: 256) }
+        let thrown = #expect(throws: MagickIOError.self) { _ = try source.thumbnail(maxPixelSize: 256) }
+        #expect(thrown?.kind == .limitExceeded, "\(String(describing: thrown))")
         let run = try MemoryTests.thumbnail(file)
         #expect(run.status == 1, "\(run.json)")
         let error = run.json["error"] as? [String: Any]

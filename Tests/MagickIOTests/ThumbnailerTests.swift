@@ -15,13 +15,22 @@ private final class Usage: Sendable {
     var now: Int { state.withLock { $0.now } }
 }
 
-/// A file input that counts how often the thumbnailer opens it.
+/// A file input that counts how often the thumbnailer opens it. With a `gate`, its opening
+/// waits there until the test opens it, then fails (counted in `refused`), so that its job ends
+/// at once.
 private struct CountingInput: ThumbnailInput {
     var url: URL
     var opened: Usage
+    var gate: AsyncGate?
+    var refused: Usage?
 
     func openSource(options: DecodingOptions) async throws(MagickIOError) -> ImageSource {
         opened.add(1)
+        if let gate {
+            await gate.wait()
+            refused?.add(1)
+            throw MagickIOError(.io, "refused by the test")
+        }
         return try await url.openSource(options: options)
     }
 }
@@ -97,7 +106,9 @@ struct ThumbnailerTests {
                 group.addTask {
                     try await budget.acquire(40)
                     usage.add(40)
-                    try await Task.sleep(for: .milliseconds(2))
+                    // Held until two jobs have been inside at once: the budget must admit a second
+                    // (else this never ends) and never a third (else the peak is 120).
+                    try await waitUntil { usage.peak >= 80 }
                     usage.add(-40)
                     budget.release(40)
                 }
@@ -109,18 +120,21 @@ struct ThumbnailerTests {
 
     @Test("leaving the loop stops queued jobs at once; delivered results stay valid", .timeLimit(.minutes(10)))
     func cancellation() async throws {
-        let opened = Usage()
-        let inputs = (0..<40).map { _ in CountingInput(url: twelveMegapixels, opened: opened) }
+        // Every job but the first waits at a gate while it opens its input: until the test opens
+        // it, no job but the first can finish, so what has started is exact.
+        let opened = Usage(), refused = Usage(), gate = AsyncGate()
+        let inputs = (0..<40).map { CountingInput(url: twelveMegapixels, opened: opened, gate: $0 == 0 ? nil : gate, refused: refused) }
         var first: Image?
         for await result in Thumbnailer(maxConcurrentJobs: 2).results(of: inputs, maxPixelSize: 64, at: 0, allowUpscale: false, options: ThumbnailOptions()) {
             first = try result.result.get()
             break
         }
-        try await Task.sleep(for: .seconds(1))
-        let started = opened.now
-        #expect(started <= 4, "\(started) of 40 jobs started: the first, the one beside it, at most two more")
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(opened.now == started, "no job starts after the loop is left")
+        gate.open()
+        // The jobs under way end (their openings fail at once), and none starts after them: the
+        // loop was left, where each end would start the next job otherwise. At most the first, the
+        // one beside it, and the one the first's end started before the loop was left.
+        try await waitUntil { refused.now == opened.now - 1 }
+        #expect(opened.now <= 3, "\(opened.now) of 40 jobs started")
         let delivered = try #require(first)
         let reread = try ImageSource(data: try await delivered.encoded(as: .png))
         #expect(try reread.properties(at: 0).pixelWidth == 64)
@@ -133,12 +147,13 @@ struct ThumbnailerTests {
             var count = 0
             for try await _ in Thumbnailer(maxConcurrentJobs: 2).thumbnails(of: urls, maxPixelSize: 64) {
                 count += 1
+                // Cancelled once the first result is in, as a caller's task would be.
+                withUnsafeCurrentTask { $0?.cancel() }
             }
             return count
         }
-        try await Task.sleep(for: .milliseconds(100))
-        consumer.cancel()
         let count = try await consumer.value
-        #expect(count < 40)
+        // The first, and at most one result of each of the two jobs beside it already delivered.
+        #expect(count <= 3, "the sequence ends at the cancellation, after \(count) results")
     }
 }

@@ -11,7 +11,7 @@
 // Prints `read MS resize MS normalize MS encode MS total MS decoded WxH`: the median ms of the read
 // (decode at the hinted scale), resize, normalize (sRGB, strip, depth 8) and encode (JPEG q85 to
 // memory), their sum, and the decoded size.
-import CWand
+import CMagickWand
 import Foundation
 @_spi(Benchmarks) import MagickIO
 

@@ -19,7 +19,7 @@ enum Driver {
 /// libFuzzer's entry point: MagickIO's public API over arbitrary bytes, as an upload would reach it.
 ///
 /// Each input is opened with `ImageSource(data:)`, the properties of its first four frames are read,
-/// a 48-pixel thumbnail is made through MagickIO's own JPEG, PNG, WebP and HEIF decoders and through
+/// a 48-pixel thumbnail is made through MagickIO's own JPEG, PNG, WebP, TIFF and HEIF decoders and through
 /// ImageMagick's (their sizes must agree), and a 64-pixel thumbnail, from the picture and from any thumbnail the
 /// file embeds.
 /// `MagickIOError`s of the kinds untrusted input may produce are the expected outcome and are
@@ -38,7 +38,7 @@ public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
                 fatalError("frame \(index) of a \(source.format) source is \(properties.pixelWidth)x\(properties.pixelHeight)")
             }
         }
-        // MagickIO's own JPEG, PNG, WebP and HEIF decoders against ImageMagick's on the same bytes:
+        // MagickIO's own JPEG, PNG, WebP, TIFF and HEIF decoders against ImageMagick's on the same bytes:
         // where both make a thumbnail, it has the same size (the own paths hand anything unusual over).
         var imageMagickOnly = ThumbnailOptions()
         imageMagickOnly.ownDecoders = false

@@ -1,8 +1,8 @@
 #ifndef CCODECS_H
 #define CCODECS_H
 
-// MagickIO's own read paths for thumbnails: rows straight from libjpeg-turbo, libpng and
-// libwebp, the libraries ImageMagick itself reads JPEG, PNG and WebP with. Each call catches the
+// MagickIO's own read paths for thumbnails: rows straight from libjpeg-turbo, libpng, libwebp
+// and libtiff, the libraries ImageMagick itself reads JPEG, PNG, WebP and TIFF with. Each call catches the
 // library's errors (setjmp inside the call, never across Swift frames) and returns a status; the
 // message of the first error or warning is kept for the caller. Nothing here allocates more than
 // the library's own state, its row buffers and, for a progressive JPEG, libjpeg's coefficient
@@ -178,5 +178,51 @@ int mio_webp_finish(mio_webp *webp);
 // The ICCP chunk's profile, owned by the decoder, or NULL.
 const uint8_t *mio_webp_icc(const mio_webp *webp, size_t *length);
 const char *mio_webp_message(const mio_webp *webp);
+
+// ---- TIFF ------------------------------------------------------------------------------------
+
+// The first page of a TIFF through libtiff (TIFFClientOpenExt, libtiff 4.5), one row at a time:
+// strips a row at a time (TIFFReadScanline: libtiff holds a strip's compressed bytes and its
+// codec's state), separate planes a strip of each at a time, tiles a row of tiles (of each plane)
+// at a time. Errors and warnings go to the handle's own handlers (thread safe), whose first
+// message is kept; libtiff refuses any single allocation over `max_single_alloc`. No longjmp.
+
+#define MIO_TIFF_MAX_PLANES 4
+
+typedef struct mio_tiff mio_tiff;
+
+typedef struct {
+    uint32_t width, height;
+    int bits, samples, sample_format, planar, compression, photometric;
+    int extra_samples;            // the ExtraSamples tag's count
+    int first_extra;              // its first value: 0 unspecified, 1 associated, 2 unassociated alpha
+    int tiled;
+    uint32_t rows_per_strip;      // strips (RowsPerStrip, or the whole page)
+    uint32_t tile_width, tile_length;
+    int output_channels;          // after mio_tiff_start: 3 (RGB) or 4 (RGBA)
+    int output_bytes;             // after mio_tiff_start: 1, or 2 (native-endian 16-bit)
+    int grey;                     // after mio_tiff_start: the rows are grey (R = G = B)
+    size_t row_bytes;             // after mio_tiff_start
+} mio_tiff_info;
+
+// NULL only when out of memory.
+mio_tiff *mio_tiff_create(void);
+void mio_tiff_destroy(mio_tiff *tiff);
+// Reads the first directory from `data` (mapped where it lies, not copied) or, when it is NULL,
+// from `fd` (pread). 0 on success.
+int mio_tiff_open(mio_tiff *tiff, const uint8_t *data, int fd, size_t size, size_t max_single_alloc, mio_tiff_info *info);
+// Checks the layout (grey of 1, 2, 4, 8 or 16 bits with or without alpha; palette of up to 8
+// bits; RGB(A) of 8 or 16 bits; JPEG's YCbCr converted to RGB by libjpeg) and sets up the
+// buffers; fills the output fields of `info`. 0 on success.
+int mio_tiff_start(mio_tiff *tiff, mio_tiff_info *info);
+// Reads the next row as RGB(A), `info.row_bytes` bytes: grey replicated (min-is-white inverted,
+// fewer than 8 bits scaled to 8), a palette's colours at 16 bits, alpha as stored. 0 on success;
+// -1 on an error, and when libtiff reported one while reading the row.
+int mio_tiff_read_row(mio_tiff *tiff, uint8_t *row);
+// The ICC profile (TIFFTAG_ICCPROFILE), owned by libtiff, or NULL.
+const uint8_t *mio_tiff_icc(mio_tiff *tiff, size_t *length);
+const char *mio_tiff_message(const mio_tiff *tiff);
+int mio_tiff_warnings(const mio_tiff *tiff);
+int mio_tiff_errors(const mio_tiff *tiff);
 
 #endif

@@ -84,7 +84,7 @@ final class JPEGRows: RawRowSource {
 
     private func checkWarnings() throws(RowSourceFailure) {
         if mio_jpeg_warnings(decoder) > 0 {
-            throw .fallback("libjpeg warned: \(String(cString: mio_jpeg_message(decoder)))")
+            throw .fallback("libjpeg warned: \(message)")
         }
     }
 
@@ -101,8 +101,13 @@ final class JPEGRows: RawRowSource {
         if mio_jpeg_limited(decoder) != 0 {
             throw .stopped(MagickIOError.limit("jpegScanWork", requested: JPEGSegments.maxBlockScans + 1,
                                                limit: JPEGSegments.maxBlockScans,
-                                               "libjpeg: \(String(cString: mio_jpeg_message(decoder)))"))
+                                               "libjpeg: \(message)"))
         }
-        throw .fallback("libjpeg: \(String(cString: mio_jpeg_message(decoder)))")
+        throw .fallback("libjpeg: \(message)")
+    }
+
+    /// The decoder's last message, in libjpeg's words: the one place its failures are read.
+    private var message: String {
+        String(cString: mio_jpeg_message(decoder))
     }
 }

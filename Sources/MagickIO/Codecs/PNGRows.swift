@@ -122,12 +122,17 @@ final class PNGRows: RawRowSource {
 
     private func checkWarnings() throws(RowSourceFailure) {
         if mio_png_warnings(decoder) > 0 {
-            throw .fallback("libpng warned: \(String(cString: mio_png_message(decoder)))")
+            throw .fallback("libpng warned: \(message)")
         }
     }
 
     private func check(_ status: Int32) throws(RowSourceFailure) {
         guard status != 0 else { return }
-        throw .fallback("libpng: \(String(cString: mio_png_message(decoder)))")
+        throw .fallback("libpng: \(message)")
+    }
+
+    /// The decoder's last message, in libpng's words: the one place its failures are read.
+    private var message: String {
+        String(cString: mio_png_message(decoder))
     }
 }

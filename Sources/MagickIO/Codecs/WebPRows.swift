@@ -81,6 +81,11 @@ final class WebPRows: RawRowSource {
 
     private func check(_ status: Int32) throws(RowSourceFailure) {
         guard status != 0 else { return }
-        throw .fallback("libwebp: \(String(cString: mio_webp_message(decoder)))")
+        throw .fallback("libwebp: \(message)")
+    }
+
+    /// The decoder's last message, in libwebp's words: the one place its failures are read.
+    private var message: String {
+        String(cString: mio_webp_message(decoder))
     }
 }

@@ -128,6 +128,10 @@ struct DecodeEstimate: Sendable, Hashable {
             extra = decoded.width.saturatingTimes(decoded.height).saturatingTimes(4)
                 .saturatingPlus(fileBytes).saturatingPlus(state)
         }
+        if format == .tiff {
+            extra = TIFFRows.streamedBytes(header?.tiffPages.first ?? .costliest(width: stored.width, height: stored.height),
+                                           fileBytes: fileBytes)
+        }
         var overhead = fixedOverhead
         if format.isHEIF {
             extra = libheifBytes(pixels: libheifPixels(stored: stored.width.saturatingTimes(stored.height), header: header), header: header)

@@ -42,7 +42,7 @@ extension ImageSource {
 
     /// The checks every decode passes, ImageMagick's or MagickIO's own (``StreamPlan``), in order:
     /// the stored pixel count (and a HEIF's coded one, ``ImageHeader/codedPixels``); a JPEG's scan
-    /// work (``JPEGSegments/maxBlockScans``); ImageMagick's pixel cache (`byImageMagick` only: the own paths put
+    /// work (``JPEGSegments/maxBlockScans``); ImageMagick's pixel cache (`byImageMagick` only: the own path puts
     /// only the thumbnail there); the memory budget; the decoded width and height (and area, for
     /// ImageMagick) against the process's limits.
     func checkLimits(stored: (width: Int, height: Int), _ estimate: DecodeEstimate, byImageMagick: Bool) throws(MagickIOError) {
@@ -96,59 +96,60 @@ extension ImageSource {
     }
 
     /// Reads frame `index` into this thread's wand, after ``checkLimits`` and the metadata limits
-    /// (``decoderInput(keeping:)``: `input`, or the whole file's metadata kept when it is nil), and
-    /// runs `body` on it with the decoder's warnings (the wand holds that frame only, and is
-    /// cleared afterwards). The
-    /// read and whatever `body` does stop at the next row once `interrupt` says so, and then throw.
+    /// (``decoderInput(keeping:)``: the whole file's metadata kept), and runs `body` on it with the
+    /// decoder's warnings (the wand holds that frame only, and is cleared afterwards). The read and
+    /// whatever `body` does stop at the next row once `interrupt` (or the source's time limit) says
+    /// so, and then throw. This is ``image(at:)``'s decode; a thumbnail's goes through its pipeline
+    /// (``makeThumbnail(from:options:interrupt:)``), which reads with ``decode(frame:from:jpegHint:interrupt:cacheBytes:into:)``.
     ///
     /// The decode waits until its share of ImageMagick's pixel cache fits beside the decodes
-    /// under way; one that still finds the pool full while others run is tried once more, alone
-    /// (``CacheGate``).
+    /// under way (``CacheGate/admitting(_:_:)``).
     func withDecoded<T>(frame index: Int, jpegHint: JPEGScale.Hint? = nil, interrupt: Interrupt? = nil,
-                        input: DecoderInput? = nil,
                         _ body: (Wand, [DecoderWarning]) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
         try checkLimits(frame: index, jpegHint: jpegHint)
-        let input = if let input { input } else { try decoderInput(keeping: .all) }
+        let input = try decoderInput(keeping: .all)
         let cacheBytes = estimate(frame: index, jpegHint: jpegHint).cacheBytes
-        let attempt = { () throws(MagickIOError) -> T in
-            try DecodeActivity.run { _ throws(MagickIOError) in
-                try self.decode(frame: index, from: input, jpegHint: jpegHint, interrupt: interrupt, cacheBytes: cacheBytes, body)
+        let interrupt = interrupt ?? decodingOptions.timeLimit.map { Interrupt(timeLimit: $0) }
+        return try CacheGate.shared.admitting(cacheBytes) { () throws(MagickIOError) -> T in
+            try DecodeActivity.run { _ throws(MagickIOError) -> T in
+                try Self.withInterruptibleWand(interrupt) { wand, interrupt throws(MagickIOError) -> T in
+                    let warnings = try self.decode(frame: index, from: input, jpegHint: jpegHint, interrupt: interrupt,
+                                                 cacheBytes: cacheBytes, into: wand)
+                    return try body(wand, warnings)
+                }
             }
-        }
-        do {
-            return try CacheGate.shared.shared(reserving: cacheBytes, attempt)
-        } catch where error.kind == .limitExceeded && error.limit == nil {
-            return try CacheGate.shared.exclusive(reserving: cacheBytes, attempt)
         }
     }
 
-    private func decode<T>(frame index: Int, from input: DecoderInput, jpegHint: JPEGScale.Hint?, interrupt: Interrupt?, cacheBytes: Int,
-                           _ body: (Wand, [DecoderWarning]) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
-        try withInterruptibleWand(interrupt) { wand, interrupt throws(MagickIOError) in
-            if let jpegHint, format == .jpeg {
-                wand.setJPEGScaleHint(jpegHint)
-            }
-            // A frame of an animation is what a viewer shows at that point: every frame up to
-            // it, composited on the canvas (also a lone frame smaller than its canvas). Pages of a
-            // TIFF stand alone.
-            let composites = format.isAnimation && (count > 1 || frames[index].isOffsetOnCanvas)
-            let range = count == 1 ? nil : composites ? 0...index : index...index
-            let heapShare = heapShare(cacheBytes: cacheBytes)
-            let warnings = try (format.isHEIF
-                ? readHEIF(frame: index, from: input.bytes, into: wand, cacheBytes: cacheBytes, heapShare: heapShare)
-                : wand.read(framesToShow(input.bytes, through: index), format: format, frames: range, ping: false,
-                            strictness: decodingOptions.strictness, cacheBytes: cacheBytes, heapShare: heapShare)) + input.warnings
-            // ImageMagick returns a stopped JPEG decode as a success with a partial image.
-            try interrupt?.check()
-            guard wand.imageCount == (range?.count ?? 1) else {
-                throw MagickIOError(.corruptImage, "expected \(range?.count ?? 1) frames, the decoder returned \(wand.imageCount)")
-            }
-            if composites {
-                try wand.keepCompositedLastFrame()
-            }
-            wand.monitor(interrupt)  // the image the read made
-            return try body(wand, warnings)
+    /// Decodes frame `index` of `input` (the bytes the limits approved) into `wand`, which holds
+    /// no image and reports progress to `interrupt`, and returns the decoder's warnings: ImageMagick's
+    /// coder at `jpegHint`, or libheif for HEIC/AVIF. `cacheBytes` is the pixel cache the caller
+    /// reserved for it.
+    func decode(frame index: Int, from input: DecoderInput, jpegHint: JPEGScale.Hint?, interrupt: Interrupt?,
+              cacheBytes: Int, into wand: Wand) throws(MagickIOError) -> [DecoderWarning] {
+        if let jpegHint, format == .jpeg {
+            try wand.setJPEGScaleHint(jpegHint)
         }
+        // A frame of an animation is what a viewer shows at that point: every frame up to
+        // it, composited on the canvas (also a lone frame smaller than its canvas). Pages of a
+        // TIFF stand alone.
+        let composites = format.isAnimation && (count > 1 || frames[index].isOffsetOnCanvas)
+        let range = count == 1 ? nil : composites ? 0...index : index...index
+        let heapShare = heapShare(cacheBytes: cacheBytes)
+        let warnings = try (format.isHEIF
+            ? readHEIF(frame: index, from: input.bytes, into: wand, cacheBytes: cacheBytes, heapShare: heapShare)
+            : wand.read(framesToShow(input.bytes, through: index), format: format, frames: range, ping: false,
+                        strictness: decodingOptions.strictness, cacheBytes: cacheBytes, heapShare: heapShare)) + input.warnings
+        // ImageMagick returns a stopped JPEG decode as a success with a partial image.
+        try interrupt?.check()
+        guard wand.imageCount == (range?.count ?? 1) else {
+            throw MagickIOError(.corruptImage, "expected \(range?.count ?? 1) frames, the decoder returned \(wand.imageCount)")
+        }
+        if composites {
+            try wand.keepCompositedLastFrame()
+        }
+        wand.monitor(interrupt)  // the image the read made
+        return warnings
     }
 
     /// Of `bytes`, what ImageMagick's coder may see to decode frames 0...`last`: an animated WebP without
@@ -166,13 +167,12 @@ extension ImageSource {
         decodingOptions.heapShareForTesting ?? max(decodingOptions.memoryBudget - cacheBytes, 0)
     }
 
-    /// Runs `body` on this thread's wand under `interrupt`, or one made from ``decodingOptions``'
-    /// time limit: checked before, routed through the wand's progress monitor while `body` runs,
-    /// and checked again after, also when `body` fails, because a step the monitor stopped
-    /// reports a corrupt image or nothing at all: the error then says why it stopped.
-    func withInterruptibleWand<T>(_ interrupt: Interrupt?,
-                                  _ body: (Wand, Interrupt?) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
-        let interrupt = interrupt ?? decodingOptions.timeLimit.map { Interrupt(timeLimit: $0) }
+    /// Runs `body` on this thread's wand under `interrupt`: checked before, routed through the
+    /// wand's progress monitor while `body` runs, and checked again after, also when `body` fails,
+    /// because a step the monitor stopped reports a corrupt image or nothing at all: the error
+    /// then says why it stopped.
+    static func withInterruptibleWand<T>(_ interrupt: Interrupt?,
+                                         _ body: (Wand, Interrupt?) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
         try interrupt?.check()
         return try withExtendedLifetime(interrupt) { () throws(MagickIOError) -> T in
             try Wand.withThreadWand { wand throws(MagickIOError) in

@@ -20,9 +20,10 @@ public struct DecodingOptions: Sendable, Hashable {
     /// The most bytes one decode may need. Default 256 MiB: ImageMagick's default memory limit, so
     /// that a decode MagickIO lets through also fits in ImageMagick's pixel cache.
     public var memoryBudget: Int
-    /// The longest one decode (with its resize, for a thumbnail) may run before it stops between
-    /// two rows and throws ``MagickIOError/Kind/cancelled`` with a `timeLimit`
-    /// ``MagickIOError/limit``. Default: none. Unlike ImageMagick's own time limit, which MagickIO
+    /// The longest one call may run (a decode, or a thumbnail's whole pipeline: the embedded
+    /// thumbnail tried, the decode and the build on one clock) before it stops between two rows
+    /// and throws ``MagickIOError/Kind/cancelled`` with a `timeLimit` ``MagickIOError/limit``;
+    /// an `async` call's clock starts when its work starts. Default: none. Unlike ImageMagick's own time limit, which MagickIO
     /// never sets because it ends the process, this one stops only the call it belongs to.
     public var timeLimit: Duration?
     /// What a decoder's warnings may cost: whether a damaged image is refused
@@ -61,82 +62,6 @@ public struct DecodingOptions: Sendable, Hashable {
 
     /// The defaults.
     public static let `default` = DecodingOptions()
-}
-
-/// libjpeg's DCT scaling as ImageMagick 6 drives it through the `jpeg:size` option.
-enum JPEGScale {
-    /// A `jpeg:size` hint: the smallest size wanted on each axis.
-    struct Hint: Sendable, Hashable {
-        var width: Int
-        var height: Int
-
-        var option: String { "\(width)x\(height)" }
-    }
-
-    /// The hint for the most reduced decode that still gives at least twice `target` on each axis
-    /// (room for a good Lanczos resize), or nil when no reduced scale applies.
-    ///
-    /// ImageMagick turns the hint into libjpeg's `scale_denom` d (the smaller axis ratio,
-    /// truncated), and libjpeg-turbo then decodes at k/8 with k = ⌈8/d⌉: so 1/8, 1/4, 3/8 and 1/2
-    /// are reachable. Asking for exactly twice the target would often land on 1/2 where 3/8 still
-    /// suffices (6000x4000 to 1024: 3000x2000 instead of 2250x1500, twice the resize work), so the
-    /// hint is built from the denominator wanted instead.
-    static func hint(width: Int, height: Int, target: (width: Int, height: Int)) -> Hint? {
-        let needed = (width: target.width.saturatingTimes(2), height: target.height.saturatingTimes(2))
-        for wanted in [8, 4, 3, 2] {
-            let hint = Hint(width: max(width / wanted, 1), height: max(height / wanted, 1))
-            guard denominator(width: width, height: height, hint: hint) >= 2 else { continue }
-            let decoded = decodedSize(width: width, height: height, hint: hint)
-            if decoded.width >= needed.width, decoded.height >= needed.height {
-                return hint
-            }
-        }
-        return nil
-    }
-
-    /// How much larger than the thumbnail, on each axis, MagickIO's own JPEG path decodes (the
-    /// Lanczos resize's room): the smallest DCT scale k/8 that gives this much is chosen, the
-    /// cheapest that keeps the quality targets (PSNR against a Lanczos resize of the full decode:
-    /// 50 dB on photos, 45 dB on a zone plate). Measured on the benchmark's corpus, 12 MP -> 256:
-    /// twice (1/4, 1000x750) gives 50.9-51.1 dB on photos and 45.6 dB on the zone plate; 1.95x
-    /// (1/8, 500x375) gives 49.8-50.7 dB and 40.2 dB, below both targets.
-    static let ownPathRoom = 2.0
-
-    /// The numerator k of the own path's DCT scale k/8 for a `width` x `height` JPEG whose
-    /// thumbnail is `target`: the smallest that keeps ``ownPathRoom`` on both axes (8 when none
-    /// smaller does). Only the scales ImageMagick's `jpeg:size` can reach (1/8, 1/4, 3/8, 1/2),
-    /// so that both paths decode at the same scale: 5/8 to 7/8 would be cheaper than a full decode
-    /// here and there, but a small image with fine detail then differs from ImageMagick's path
-    /// by 2% RMSE (libjpeg-turbo's test images at 64 px, found by the sweep).
-    static func numerator(width: Int, height: Int, target: (width: Int, height: Int)) -> Int {
-        for k in [1, 2, 3, 4] {
-            let size = scaledSize(width: width, height: height, numerator: k)
-            if Double(size.width) >= ownPathRoom * Double(target.width), Double(size.height) >= ownPathRoom * Double(target.height) {
-                return k
-            }
-        }
-        return 8
-    }
-
-    /// libjpeg's output size at scale k/8: each side times k/8, rounded up.
-    static func scaledSize(width: Int, height: Int, numerator k: Int) -> (width: Int, height: Int) {
-        ((width.saturatingTimes(k) + 7) / 8, (height.saturatingTimes(k) + 7) / 8)
-    }
-
-    /// ImageMagick's `scale_denom`: the smaller of the two axis ratios, truncated.
-    static func denominator(width: Int, height: Int, hint: Hint) -> Int {
-        let ratio = min(Double(width) / Double(hint.width), Double(height) / Double(hint.height))
-        return Int(ratio)
-    }
-
-    /// The size libjpeg-turbo decodes to for `hint`: it scales by k/8 with the smallest k for
-    /// which k/8 >= 1/denominator, rounding each side up.
-    static func decodedSize(width: Int, height: Int, hint: Hint) -> (width: Int, height: Int) {
-        let denominator = denominator(width: width, height: height, hint: hint)
-        guard denominator >= 2 else { return (width, height) }
-        let k = (8 + denominator - 1) / denominator
-        return (width / 8 * k + ((width % 8) * k + 7) / 8, height / 8 * k + ((height % 8) * k + 7) / 8)
-    }
 }
 
 extension ImageSource {

@@ -31,6 +31,8 @@ enum MagickCache {
 ///
 /// Only the decode itself holds the gate, never a caller's wait, and a decode is admitted at once
 /// when none runs, so it cannot deadlock.
+/// `@unchecked Sendable`: its counters are read and written only under `condition`'s lock, and
+/// `pool` is set once at init and only called.
 final class CacheGate: @unchecked Sendable {
     static let shared = CacheGate()
 
@@ -85,6 +87,19 @@ final class CacheGate: @unchecked Sendable {
         condition.unlock()
         defer { leave(bytes) }
         return try body()
+    }
+
+    /// Runs a decode reserving `bytes` of the pool (nil: it reserves none and does not wait):
+    /// beside others (``shared(reserving:_:)``), and once more alone (``exclusive(reserving:_:)``)
+    /// when it failed because the pool was full while others ran (an estimate short of what a
+    /// coder took). `body` starts from a clear wand each time.
+    func admitting<T>(_ bytes: Int?, _ body: () throws(MagickIOError) -> T) throws(MagickIOError) -> T {
+        guard let bytes else { return try body() }
+        do {
+            return try shared(reserving: bytes, body)
+        } catch where error.kind == .limitExceeded && error.limit == nil {
+            return try exclusive(reserving: bytes, body)
+        }
     }
 
     /// Runs `body` once no other decode is under way, holding new ones back until it is done.

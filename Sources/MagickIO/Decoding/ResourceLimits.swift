@@ -62,10 +62,13 @@ public struct ResourceLimits: Sendable, Hashable {
     }
 
     /// Sets every limit process-wide and returns the limits in force afterwards, which the
-    /// system policy may have lowered. Stands on `MagickSetResourceLimit`.
+    /// system policy may have lowered. Stands on `MagickSetResourceLimit`: a limit it refuses
+    /// keeps its value, which the limits returned show.
     @discardableResult
     public static func apply(_ limits: ResourceLimits) -> ResourceLimits {
-        MagickResources.set(limits)
+        if MagickResources.set(limits) != nil {
+            // The documented fallback: a refused limit keeps its value, which the limits returned show.
+        }
         return current
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 /// The threads MagickIO runs blocking MagickWand work on for its `async` API, so that a decode
 /// never occupies a thread of Swift's cooperative pool. One thread per active processor; jobs
 /// start in submission order.
+/// `@unchecked Sendable`: the job list is touched only under `condition`'s lock.
 final class WorkerPool: @unchecked Sendable {
     static let shared = WorkerPool(threads: ProcessInfo.processInfo.activeProcessorCount)
 
@@ -11,7 +12,6 @@ final class WorkerPool: @unchecked Sendable {
     /// captured outlives it.
     private var jobs: [(() -> Void)?] = []
     private var head = 0
-    private var running = 0
 
     init(threads: Int) {
         for index in 0..<max(threads, 1) {
@@ -59,16 +59,12 @@ final class WorkerPool: @unchecked Sendable {
             let job = jobs[head]
             jobs[head] = nil
             head += 1
-            running += 1
             if head > 1024, head * 2 > jobs.count {
                 jobs.removeFirst(head)
                 head = 0
             }
             condition.unlock()
             job?()
-            condition.lock()
-            running -= 1
-            condition.unlock()
         }
     }
 }

@@ -117,13 +117,9 @@ struct HEIFEncoder {
         }
     }
 
-    /// libheif's failure as ``MagickIOError/Kind/encodingFailed`` (a memory failure as
-    /// `limitExceeded`): the one translation of the encoding side.
+    /// libheif's failure while encoding (``LibHeif/check(_:_:otherwise:)``): encoding failed.
     static func check(_ error: heif_error, _ doing: String) throws(MagickIOError) {
-        guard error.code != heif_error_Ok else { return }
-        let reason = error.message.map { String(cString: $0) } ?? "error \(error.code.rawValue)"
-        let kind: MagickIOError.Kind = error.code == heif_error_Memory_allocation_error ? .limitExceeded : .encodingFailed
-        throw MagickIOError(kind, "\(doing): \(reason) (libheif)")
+        try LibHeif.check(error, doing, otherwise: .encodingFailed)
     }
 }
 

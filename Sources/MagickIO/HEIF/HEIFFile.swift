@@ -144,15 +144,9 @@ final class HEIFFile {
         return Array("Exif\0\0".utf8) + tiff
     }
 
+    /// libheif's failure while reading (``LibHeif/check(_:_:otherwise:)``): a corrupt image.
     static func check(_ error: heif_error, _ doing: String) throws(MagickIOError) {
-        guard error.code != heif_error_Ok else { return }
-        let reason = error.message.map { String(cString: $0) } ?? "error \(error.code.rawValue)"
-        let kind: MagickIOError.Kind = switch error.code {
-        case heif_error_Memory_allocation_error: .limitExceeded
-        case heif_error_Unsupported_feature, heif_error_Unsupported_filetype, heif_error_Plugin_loading_error: .unsupportedFormat
-        default: .corruptImage
-        }
-        throw MagickIOError(kind, "\(doing): \(reason) (libheif)")
+        try LibHeif.check(error, doing, otherwise: .corruptImage)
     }
 }
 

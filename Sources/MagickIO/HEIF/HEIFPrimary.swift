@@ -16,10 +16,10 @@ enum HEIFPrimary {
         guard let file = HEIFFile(bytes, maxPixelCount: maxPixelCount) else { return false }
         try file.decode(file.primary, into: wand, what: "the HEIF image")
         if let profile = file.iccProfile(file.primary) {
-            wand.setProfile("icc", profile)
+            try wand.setProfile("icc", profile)
         }
         if let exif = file.exifProfile(file.primary) {
-            wand.setProfile("exif", exif)
+            try wand.setProfile("exif", exif)
         }
         // The pixels are upright already (an Exif tag only restated the transformations): so say
         // the image and, when written, its Exif block.

@@ -62,7 +62,7 @@ struct HEIFThumbnail {
         defer { file.heif.image_handle_release(handle) }
         try file.decode(handle, into: wand, what: "the HEIF thumbnail")
         if let profile = file.iccProfile(handle) ?? file.iccProfile(file.primary) {
-            wand.setProfile("icc", profile)
+            try wand.setProfile("icc", profile)
         }
     }
 }

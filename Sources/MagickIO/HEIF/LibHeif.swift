@@ -6,6 +6,8 @@ import Foundation
 /// but linking it would map it and its codecs (x265, aom, dav1d, libde265: about 2.5 MiB of
 /// resident memory) into every process, HEIF or not. Nil when it cannot be opened; the types
 /// come from libheif's header (Modules/CHeif).
+/// `@unchecked Sendable`: C function pointers set once from `dlsym` and never changed; libheif's
+/// functions are safe to call from several threads on distinct contexts.
 struct LibHeif: @unchecked Sendable {
     let context_alloc: heif_context_alloc_f
     let context_free: heif_context_free_f
@@ -76,6 +78,7 @@ struct LibHeif: @unchecked Sendable {
 
 /// `libheif.so.1`, opened once with `dlopen` for both of MagickIO's tables of its functions
 /// (``LibHeif`` to read, ``LibHeifEncoding`` to write).
+/// `@unchecked Sendable`: a `dlopen` handle set once, never closed or changed.
 struct LibHeifLibrary: @unchecked Sendable {
     /// Immutable once opened; `dlsym` may be called from any thread.
     let pointer: UnsafeMutableRawPointer
@@ -90,5 +93,23 @@ struct LibHeifLibrary: @unchecked Sendable {
     func load<F>(_ name: String) throws -> F {
         guard let symbol = dlsym(pointer, name) else { throw Missing() }
         return unsafeBitCast(symbol, to: F.self)
+    }
+}
+
+extension LibHeif {
+    /// The one translation of a libheif status into a ``MagickIOError``: a memory failure is
+    /// `limitExceeded`, a feature or file type libheif does not support is `unsupportedFormat`
+    /// when reading, and anything else is `otherwise` (a corrupt image when reading, a failed
+    /// encode when writing); the message carries libheif's own words.
+    static func check(_ error: heif_error, _ doing: String, otherwise kind: MagickIOError.Kind) throws(MagickIOError) {
+        guard error.code != heif_error_Ok else { return }
+        let reason = error.message.map { String(cString: $0) } ?? "error \(error.code.rawValue)"
+        let kind: MagickIOError.Kind = switch error.code {
+        case heif_error_Memory_allocation_error: .limitExceeded
+        case heif_error_Unsupported_feature, heif_error_Unsupported_filetype, heif_error_Plugin_loading_error:
+            kind == .corruptImage ? .unsupportedFormat : kind
+        default: kind
+        }
+        throw MagickIOError(kind, "\(doing): \(reason) (libheif)")
     }
 }

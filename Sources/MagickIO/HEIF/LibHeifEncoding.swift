@@ -5,6 +5,8 @@ import Foundation
 /// ``LibHeif`` reads with (opened with `dlopen` on first use, for the same reason). A table of its
 /// own, so that a libheif lacking the encoding side still reads. Nil when the library or one of
 /// the functions is missing: ``EncodingFormat/isAvailable`` is then false for HEIC and AVIF.
+/// `@unchecked Sendable`: C function pointers set once from `dlsym` and never changed; each
+/// encode uses a context and an encoder of its own.
 struct LibHeifEncoding: @unchecked Sendable {
     let have_encoder_for_format: heif_have_encoder_for_format_f
     let context_alloc: heif_context_alloc_f

@@ -42,14 +42,11 @@ extension Image {
         return ThumbHash(rgba: pixels.bytes, width: pixels.width, height: pixels.height)
     }
 
-    /// The thumbnail pipeline's build half (resize, orientation, normalisation) on this image's
-    /// pixels.
+    /// The thumbnail pipeline (``ImageSource/makeThumbnail(from:options:interrupt:)``) on this
+    /// image's own pixels: resize, orientation, normalisation.
     private func placeholderSized() throws(MagickIOError) -> Image {
         let geometry = ThumbnailRequest.maxPixelSize(100).geometry(width: orientedWidth, height: orientedHeight,
                                                                    allowUpscale: false)
-        return try storage.withCopy { wand throws(MagickIOError) in
-            try ImageSource.buildThumbnail(wand, geometry, stored: geometry.stored(turnedBy: orientation),
-                                           orientation: orientation, options: ThumbnailOptions(), warnings: [])
-        }
+        return try ImageSource.makeThumbnail(from: [.pixels(self, geometry)], options: ThumbnailOptions(), interrupt: nil)
     }
 }

@@ -35,6 +35,7 @@ public struct Image: Sendable {
         case libpng
         case libwebp
         case libheif
+        case libtiff
     }
 
     /// Wraps a wand holding exactly one image; the image takes ownership.
@@ -146,6 +147,8 @@ public struct Image: Sendable {
 extension Image {
     /// Owns the image's wand. The wand is touched only under `lock`: to copy its image into
     /// another wand, or to read its properties once.
+    /// `@unchecked Sendable`: the wand (not thread-safe) and the cached properties are touched only
+    /// under `lock`.
     final class Storage: @unchecked Sendable {
         private let wand: Wand
         private let lock = NSLock()
@@ -166,7 +169,7 @@ extension Image {
             }
         }
 
-        private func copyImage(into copy: Wand) throws(MagickIOError) {
+        func copyImage(into copy: Wand) throws(MagickIOError) {
             lock.lock()
             defer { lock.unlock() }
             try copy.addImages(of: wand)

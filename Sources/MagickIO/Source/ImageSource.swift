@@ -12,7 +12,9 @@ import Foundation
 /// ```
 ///
 /// The format comes from the content's signature, never from a file name, and the bytes are
-/// decoded by that format's ImageMagick coder only. `ImageSource` is an immutable `Sendable` value:
+/// decoded only by that format's decoder: ImageMagick's coder, libheif for HEIC and AVIF, or, for
+/// a thumbnail, MagickIO's own row decoders (libjpeg-turbo, libpng, libwebp; see
+/// <doc:ThumbnailPipeline>). `ImageSource` is an immutable `Sendable` value:
 /// any number of threads may use one at once, each operation works on wands of its own.
 public struct ImageSource: Sendable {
     /// The encoded bytes: in memory, or a file held open.
@@ -58,7 +60,7 @@ public struct ImageSource: Sendable {
     public init(fileDescriptor descriptor: Int32, options: DecodingOptions = .default) throws {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
-            throw MagickIOError(.io, "descriptor \(descriptor): \(String(cString: strerror(errno)))")
+            throw MagickIOError.errno("descriptor \(descriptor)")
         }
         if status.st_mode & S_IFMT == S_IFREG {
             try self.init(bytes: .file(OpenFile(duplicating: descriptor)), options: options)
@@ -78,7 +80,7 @@ public struct ImageSource: Sendable {
         while true {
             let got = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if got < 0, errno == EINTR { continue }
-            guard got >= 0 else { throw MagickIOError(.io, "reading descriptor \(descriptor): \(String(cString: strerror(errno)))") }
+            guard got >= 0 else { throw MagickIOError.errno("reading descriptor \(descriptor)") }
             if got == 0 { return data }
             guard data.count + got <= limit else {
                 throw MagickIOError.limit("memoryBudget", requested: data.count + got, limit: limit,

@@ -120,6 +120,12 @@ extension MagickIOError {
 }
 
 extension MagickIOError {
+    /// The one translation of a failed system call: an ``Kind/io`` error saying what was being
+    /// done and the C library's words for `code` (`strerror`), as swift-system's `Errno` does.
+    static func errno(_ doing: String, _ code: Int32 = Glibc.errno) -> MagickIOError {
+        MagickIOError(.io, "\(doing): \(String(cString: strerror(code)))")
+    }
+
     /// A ``Kind/limitExceeded`` error with its numbers.
     static func limit(_ name: String, requested: Int, limit: Int, _ detail: String) -> MagickIOError {
         MagickIOError(.limitExceeded, "\(detail): over the \(name) limit of \(limit)",

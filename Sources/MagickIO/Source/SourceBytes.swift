@@ -59,13 +59,13 @@ final class OpenFile: Sendable {
         guard descriptor >= 0 else {
             throw errno == ENOENT || errno == ENOTDIR
                 ? MagickIOError(.fileNotFound, "no file at \(path)")
-                : MagickIOError(.io, "cannot open \(path): \(String(cString: strerror(errno)))")
+                : MagickIOError.errno("cannot open \(path)")
         }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let failure = MagickIOError.errno("cannot read \(path)'s status")
             close(descriptor)
-            throw MagickIOError(.io, "cannot read \(path)'s status: \(reason)")
+            throw failure
         }
         guard status.st_mode & S_IFMT == S_IFREG else {
             close(descriptor)
@@ -81,14 +81,14 @@ final class OpenFile: Sendable {
     init(duplicating descriptor: Int32) throws(MagickIOError) {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
-            throw MagickIOError(.io, "descriptor \(descriptor): \(String(cString: strerror(errno)))")
+            throw MagickIOError.errno("descriptor \(descriptor)")
         }
         guard status.st_mode & S_IFMT == S_IFREG else {
             throw MagickIOError(.io, "descriptor \(descriptor) is not a regular file")
         }
         let duplicate = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
         guard duplicate >= 0 else {
-            throw MagickIOError(.io, "cannot duplicate descriptor \(descriptor): \(String(cString: strerror(errno)))")
+            throw MagickIOError.errno("cannot duplicate descriptor \(descriptor)")
         }
         self.descriptor = duplicate
         self.size = Int(status.st_size)

@@ -1,4 +1,4 @@
-// Step 3 of the thumbnail pipeline done MagickIO's own way where the file allows: a JPEG's rows
+// The own path: the thumbnail pipeline's fill by MagickIO's own row decoders where the file allows: a JPEG's rows
 // from libjpeg-turbo at the DCT scale the plan chooses, a plain PNG's from libpng, a still WebP's
 // from libwebp at the whole-factor shrink the plan chooses, or a HEIC's or AVIF's from libheif's
 // buffer flow straight into the resampler, and only the thumbnail-sized result is ever held in
@@ -6,8 +6,9 @@
 // ImageMagick's path (the fallback), which then applies the source's strictness and reports what
 // it finds.
 
-/// How a thumbnail goes the own way: which decoder, at what size, at what cost.
+/// How a thumbnail goes the own path: which decoder, at what size, at what cost.
 struct StreamPlan: Sendable {
+    var decoder: RowDecoder
     /// JPEG: the DCT scale's numerator k (k/8); PNG, WebP (scaled to ``decoded``), HEIF: 8.
     var scale: Int
     /// The size as stored (the header's) and the size the rows come at.
@@ -25,20 +26,24 @@ extension ImageSource {
     /// palette PNG, a still WebP, or a HEIC or AVIF, an enlargement, or metadata to keep
     /// (ImageMagick's path copies it).
     func streamPlan(_ plan: ThumbnailPlan, at index: Int, options: ThumbnailOptions) -> StreamPlan? {
-        guard index == 0, count == 1, options.metadata == .stripAll, options.ownDecoders, let header else { return nil }
+        guard index == 0, count == 1 || format == .tiff, options.metadata == .stripAll, options.ownDecoders, let header else { return nil }
         let stored = (width: header.width, height: header.height)
         let decoded: (width: Int, height: Int)
         let scale: Int
+        let decoder: RowDecoder
         switch format {
         case .jpeg where header.components == 3:
+            decoder = .jpeg
             scale = JPEGScale.numerator(width: stored.width, height: stored.height, target: plan.stored)
             decoded = JPEGScale.scaledSize(width: stored.width, height: stored.height, numerator: scale)
         case .png where !header.isInterlaced && header.components >= 3:
+            decoder = .png
             scale = 8
             decoded = stored
         case .webp:
             // An animation (more than one frame) is composited by ImageMagick's path; libwebp
             // scales a still one as it decodes.
+            decoder = .webp
             scale = 8
             decoded = WebPScale.scaledSize(width: stored.width, height: stored.height, target: plan.stored)
         case .heic, .avif:
@@ -47,15 +52,21 @@ extension ImageSource {
             // that picture whatever `ispe` says (Xiph's layered AVIF declares 360x182 and decodes
             // to 1436x730), and the thumbnail is made from it as ImageMagick's path makes it; the
             // estimate is that picture's, checked before libheif decodes.
+            decoder = .heif
             scale = 8
             decoded = (frames[0].pixelWidth, frames[0].pixelHeight)
+        case .tiff where header.tiffPages.first.map(TIFFRows.takes) ?? false:
+            // The first page (of any number) of a layout libtiff's rows are taken from.
+            decoder = .tiff
+            scale = 8
+            decoded = stored
         default:
             return nil
         }
         guard plan.stored.width <= decoded.width, plan.stored.height <= decoded.height else { return nil }
         let estimate = DecodeEstimate.streamed(format: format, header: header, stored: stored, decoded: decoded,
                                                output: plan.stored, fileBytes: bytes.count)
-        return StreamPlan(scale: scale, stored: stored, decoded: decoded, estimate: estimate,
+        return StreamPlan(decoder: decoder, scale: scale, stored: stored, decoded: decoded, estimate: estimate,
                           codedPixels: format.isHEIF ? header.codedPixels : nil)
     }
 
@@ -67,62 +78,41 @@ extension ImageSource {
         try checkLimits(stored: (header.width, header.height), stream.estimate, byImageMagick: false)
     }
 
-    /// The thumbnail through the own path, or nil when the decoder hands the file to ImageMagick
-    /// (``RowSourceFailure/fallback(_:)``). Throws when the limits refuse it, or when it was
-    /// cancelled or ran past its time limit.
-    func streamedThumbnail(_ plan: ThumbnailPlan, _ stream: StreamPlan, from input: DecoderInput, orientation: Orientation,
-                           options: ThumbnailOptions, interrupt: Interrupt?) throws(MagickIOError) -> Image? {
-        try checkLimits(stream)
-        let format = format
-        let resolution = frames[0].resolution
-        return try withInterruptibleWand(interrupt) { wand, interrupt throws(MagickIOError) -> Image? in
-            let decoded: Result<Image.Decoder, RowSourceFailure> = input.bytes.withDecoderInput { data, descriptor, size in
-                Result { () throws(RowSourceFailure) -> Image.Decoder in
-                    try DecodeActivity.run { idleCore throws(RowSourceFailure) in
-                        let decoder: RawRowSource = switch format {
-                        case .jpeg:
-                            try JPEGRows(input: data, descriptor: descriptor, size: size, scale: stream.scale,
-                                         memoryLimit: decodingOptions.memoryBudget, interrupt: interrupt)
-                        case .png:
-                            try PNGRows(input: data, descriptor: descriptor, size: size)
-                        case .webp:
-                            try WebPRows(input: data, descriptor: descriptor, size: size, stored: stream.stored,
-                                         scaled: stream.decoded)
-                        default:
-                            try HEIFRows(input.bytes, maxPixelCount: decodingOptions.maxPixelCount)
-                        }
-                        // A big image on an otherwise idle machine: decode on a second core (libheif
-                        // has decoded a HEIF whole already: nothing is left to overlap).
-                        let pipelined = idleCore && !format.isHEIF
-                            && stream.decoded.width.saturatingTimes(stream.decoded.height) >= Self.pipelineThreshold
-                            ? PipelinedRows(decoder) : nil
-                        defer { pipelined?.stop() }  // joined before the input goes away
-                        let rows: RowSource = pipelined ?? decoder
-                        try streamRows(rows, into: wand, size: plan.stored, expected: stream.decoded, codedPixels: stream.codedPixels,
-                                       interrupt: interrupt)
-                        if let icc = rows.iccProfile {
-                            wand.setProfile("icc", icc)
-                        }
-                    }
-                    return switch format {
-                    case .jpeg: .libjpeg
-                    case .png: .libpng
-                    case .webp: .libwebp
-                    default: .libheif
-                    }
+    /// Fills `wand` with the thumbnail-sized picture through the own path (``ThumbnailFill/rows(_:_:of:)``),
+    /// and returns the warnings and the decoder's name, or nil when the decoder hands the file to
+    /// ImageMagick (``RowSourceFailure/fallback(_:)``). Throws when it was cancelled or ran past
+    /// its time limit. `idleCore`: another core is idle, so a big image decodes on a second thread.
+    func fillRows(_ plan: ThumbnailPlan, _ stream: StreamPlan, from input: DecoderInput, into wand: Wand,
+                  interrupt: Interrupt?, idleCore: Bool) throws(MagickIOError) -> ([DecoderWarning], Image.Decoder)? {
+        let decoded: Result<Void, RowSourceFailure> = input.bytes.withDecoderInput { data, descriptor, size in
+            Result { () throws(RowSourceFailure) in
+                let decoder = try stream.decoder.open(self, stream, input: input.bytes, data: data, descriptor: descriptor,
+                                                      size: size, interrupt: interrupt)
+                // A big image on an otherwise idle machine: decode on a second core (libheif
+                // has decoded a HEIF whole already: nothing is left to overlap).
+                let pipelined = idleCore && stream.decoder != .heif
+                    && stream.decoded.width.saturatingTimes(stream.decoded.height) >= Self.pipelineThreshold
+                    ? PipelinedRows(decoder) : nil
+                defer { pipelined?.stop() }  // joined before the input goes away
+                let rows: RowSource = pipelined ?? decoder
+                try streamRows(rows, into: wand, size: plan.stored, expected: stream.decoded, codedPixels: stream.codedPixels,
+                               interrupt: interrupt)
+                if let icc = rows.iccProfile {
+                    do throws(MagickIOError) { try wand.setProfile("icc", icc) } catch { throw .fallback(error.description) }
+                }
+                if (decoder as? TIFFRows)?.isGrey == true {
+                    do throws(MagickIOError) { try wand.markGrey() } catch { throw .fallback(error.description) }
                 }
             }
-            switch decoded {
-            case .failure(.stopped(let error)):
-                throw error
-            case .failure(.fallback):
-                return nil
-            case .success(let decoder):
-                try wand.describe(format: format, resolution: resolution)
-                return try Self.buildThumbnail(wand, plan.geometry, stored: plan.stored, orientation: orientation,
-                                          options: options, warnings: try headerWarnings(of: input.bytes) + input.warnings,
-                                          decoder: decoder)
-            }
+        }
+        switch decoded {
+        case .failure(.stopped(let error)):
+            throw error
+        case .failure(.fallback):
+            return nil
+        case .success:
+            try wand.describe(format: format, resolution: frames[0].resolution)
+            return (try headerWarnings(of: input.bytes) + input.warnings, stream.decoder.name)
         }
     }
 
@@ -172,5 +162,42 @@ extension ImageSource {
                 throw .stopped(MagickIOError(.cancelled, "the operation was cancelled"))
             })
         try rows.finish()
+    }
+}
+
+/// MagickIO's own decoders of a picture's rows, one case each: a new one is a case here, its
+/// arm in ``open(_:_:input:data:descriptor:size:interrupt:)`` and ``name``, and the header's
+/// test in ``ImageSource/streamPlan(_:at:options:)``.
+enum RowDecoder: Sendable, Hashable {
+    case jpeg, png, webp, tiff, heif
+
+    /// The decoder, opened on the file's bytes (`data`, or `descriptor` read with `pread`).
+    func open(_ source: ImageSource, _ stream: StreamPlan, input: SourceBytes, data: UnsafePointer<UInt8>?,
+              descriptor: Int32, size: Int, interrupt: Interrupt?) throws(RowSourceFailure) -> RawRowSource {
+        switch self {
+        case .jpeg:
+            try JPEGRows(input: data, descriptor: descriptor, size: size, scale: stream.scale,
+                         memoryLimit: source.decodingOptions.memoryBudget, interrupt: interrupt)
+        case .png:
+            try PNGRows(input: data, descriptor: descriptor, size: size)
+        case .webp:
+            try WebPRows(input: data, descriptor: descriptor, size: size, stored: stream.stored, scaled: stream.decoded)
+        case .tiff:
+            try TIFFRows(input: data, descriptor: descriptor, size: size, stored: stream.stored,
+                         allocationLimit: TIFFRows.allocationLimit(source.header?.tiffPages.first, fileBytes: size))
+        case .heif:
+            try HEIFRows(input, maxPixelCount: source.decodingOptions.maxPixelCount)
+        }
+    }
+
+    /// The library that decodes, as ``Image`` records it.
+    var name: Image.Decoder {
+        switch self {
+        case .jpeg: .libjpeg
+        case .png: .libpng
+        case .webp: .libwebp
+        case .tiff: .libtiff
+        case .heif: .libheif
+        }
     }
 }

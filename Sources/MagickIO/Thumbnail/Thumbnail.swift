@@ -45,47 +45,69 @@ extension ImageSource {
         try thumbnail(.box(size, mode, gravity), at: index, allowUpscale: allowUpscale, options: options, interrupt: nil)
     }
 
-    /// The pipeline, in libvips' two halves: *open* (plan, the embedded shortcut, the decode at
-    /// the shrink-on-load scale) and *build* (resize, orient, crop, normalise).
+    /// The pipeline, in libvips' two halves: *open* (the plan and the inputs that may fill the
+    /// picture) and *build* (resize, orient, crop, normalise), each called once. The walk, file by
+    /// file, is in the DocC article <doc:ThumbnailPipeline>.
     func thumbnail(_ request: ThumbnailRequest, at index: Int, allowUpscale: Bool, options: ThumbnailOptions,
                    interrupt: Interrupt?) throws(MagickIOError) -> Image {
-        // 1. Plan: the size in the axes a viewer sees, the resize target in the stored axes, and
-        //    the JPEG shrink-on-load hint, all from the header.
-        let plan = try thumbnailPlan(request, at: index, allowUpscale: allowUpscale)
-
-        // 2. The embedded shortcut: a thumbnail the file carries, when the options let it serve.
-        if options.embedded != .never, index == 0,
-           let embedded = try thumbnailFromEmbedded(request, allowUpscale: allowUpscale, options: options, interrupt: interrupt) {
-            return embedded
-        }
-
-        // 3. Decode at the shrink-on-load scale (checked against the limits first): a JPEG, a
-        //    plain PNG, a still WebP, a HEIC or an AVIF streams its rows from libjpeg-turbo,
-        //    libpng, libwebp or libheif straight into the resampler, and what those decoders leave to it is decoded whole.
-        //    One interrupt for both, so that a time limit covers the two together.
-        //    Both read the file without the metadata the thumbnail drops when it carries more than
-        //    the limits allow, and refuse it when the thumbnail keeps it.
-        //    The cost limits come first: a file they refuse is never walked or copied.
+        // One clock for the whole call: the embedded thumbnail, the own decoders and ImageMagick's
+        // read all count against the same time limit (an async call's starts when its work starts).
         let interrupt = interrupt ?? decodingOptions.timeLimit.map { Interrupt(timeLimit: $0) }
-        let stream = streamPlan(plan, at: index, options: options)
-        if let stream { try checkLimits(stream) } else { try checkLimits(frame: index, jpegHint: plan.hint) }
-        let input = try decoderInput(keeping: MetadataUse(options))
-        if let stream,
-           let image = try streamedThumbnail(plan, stream, from: input, orientation: frames[index].orientation,
-                                             options: options, interrupt: interrupt) {
-            return image
+        let inputs = try openThumbnail(request, at: index, allowUpscale: allowUpscale, options: options)
+        return try Self.makeThumbnail(from: inputs, options: options, interrupt: interrupt)
+    }
+
+    /// The open half: the sizes from the header (``thumbnailPlan(_:at:allowUpscale:)``) and the
+    /// inputs that may fill the picture, best first: 1. an embedded thumbnail that serves
+    /// (``embeddedInput(_:plan:options:)``); 2. frame 0's rows from an own decoder at the
+    /// shrink-on-load scale (``streamPlan(_:at:options:)``); 3. the frame decoded whole, at the
+    /// JPEG shrink-on-load hint. Nothing is decoded and no limit is checked here: each input is
+    /// checked when its turn comes (``ThumbnailFill/admit(_:pictureInput:)``), so that a picture
+    /// over the limits can still give its embedded thumbnail.
+    func openThumbnail(_ request: ThumbnailRequest, at index: Int, allowUpscale: Bool,
+                       options: ThumbnailOptions) throws(MagickIOError) -> [ThumbnailFill] {
+        let plan = try thumbnailPlan(request, at: index, allowUpscale: allowUpscale)
+        var inputs: [ThumbnailFill] = []
+        if options.embedded != .never, index == 0, let embedded = try embeddedInput(request, plan: plan, options: options) {
+            inputs.append(embedded)
         }
-        return try withDecoded(frame: index, jpegHint: plan.hint, interrupt: interrupt, input: input) { wand, warnings throws(MagickIOError) in
-            try Self.buildThumbnail(wand, plan.geometry, stored: plan.stored, orientation: frames[index].orientation,
-                               options: options, warnings: warnings)
+        if let stream = streamPlan(plan, at: index, options: options) {
+            inputs.append(.rows(plan, stream, of: self))
+        }
+        inputs.append(.decoded(plan, frame: index, of: self))
+        return inputs
+    }
+
+    /// Fills the picture from the first of `inputs` that gives one, and builds the thumbnail from
+    /// it: the one place that holds the wand, runs under the interrupt and reserves ImageMagick's
+    /// pixel cache (``CacheGate``) for a decode.
+    static func makeThumbnail(from inputs: [ThumbnailFill], options: ThumbnailOptions,
+                              interrupt: Interrupt?) throws(MagickIOError) -> Image {
+        try withInterruptibleWand(interrupt) { wand, interrupt throws(MagickIOError) -> Image in
+            var pictureInput: DecoderInput?
+            for input in inputs {
+                let admission = try input.admit(options, pictureInput: &pictureInput)
+                let attempt = { () throws(MagickIOError) -> Image? in
+                    try DecodeActivity.run { idleCore throws(MagickIOError) -> Image? in
+                        wand.clear(monitor: interrupt)
+                        guard let picture = try input.fill(wand, admission, options: options, interrupt: interrupt,
+                                                           idleCore: idleCore) else { return nil }
+                        wand.monitor(interrupt)  // the picture the fill made
+                        return try buildThumbnail(wand, picture, options: options)
+                    }
+                }
+                if let image = try CacheGate.shared.admitting(admission.cacheBytes, attempt) {
+                    return image
+                }
+            }
+            throw MagickIOError(.corruptImage, "no decoder gave the picture")
         }
     }
 
-    /// The build half of the pipeline, on a decoded image (the picture, an embedded thumbnail, or
-    /// an image's own pixels for its ThumbHash).
-    static func buildThumbnail(_ wand: Wand, _ geometry: ThumbnailGeometry, stored: (width: Int, height: Int),
-                        orientation: Orientation, options: ThumbnailOptions,
-                        warnings: [DecoderWarning], decoder: Image.Decoder = .imageMagick) throws(MagickIOError) -> Image {
+    /// The build half, on the picture a ``ThumbnailFill`` filled the wand with.
+    private static func buildThumbnail(_ wand: Wand, _ picture: ThumbnailFill.Picture,
+                                       options: ThumbnailOptions) throws(MagickIOError) -> Image {
+        let stored = picture.stored
         // 4. Resize to the target in the stored axes: MagickIO's streaming Lanczos-3 resampler
         //    for RGB images, ImageMagick's Lanczos (MagickResizeImage) for grey, CMYK and YCbCr.
         if wand.width != stored.width || wand.height != stored.height {
@@ -97,16 +119,16 @@ extension ImageSource {
         }
 
         // 5. Orient: turn the small image upright.
-        try wand.applyOrientation(orientation)
+        try wand.applyOrientation(picture.orientation)
 
         // 6. Crop (``SizingMode/fill``), in the upright axes.
-        if let crop = geometry.crop {
+        if let crop = picture.geometry.crop {
             try wand.crop(crop)
         }
 
         // 7. Normalise: sRGB, 8 bits per channel, metadata as the options say.
         try wand.normalizeForThumbnail(options)
-        return Image(wand: wand.clone(), orientation: .up, warnings: warnings.map(\.message), decoder: decoder)
+        return Image(wand: wand.clone(), orientation: .up, warnings: picture.warnings.map(\.message), decoder: picture.decoder)
     }
 }
 

@@ -9,10 +9,11 @@ public struct ThumbnailOptions: Sendable, Hashable {
     /// JPEG's EXIF thumbnail, or a HEIC/AVIF thumbnail item (read through libheif, which
     /// ImageMagick's coder never does). The embedded thumbnail ends upright too (the EXIF one is
     /// turned with the picture's orientation; an item's own `irot`/`imir` are applied), and keeps
-    /// the picture's metadata when ``metadata`` says so. ImageIO's nearest keys: `kCGImageSourceCreateThumbnailFromImageAlways` is ``never``
-    /// (always decode the image); `kCGImageSourceCreateThumbnailFromImageIfAbsent` uses any
-    /// embedded thumbnail, which is ``always``; ``ifAbsent`` also checks the size, which ImageIO
-    /// leaves to the caller.
+    /// the picture's metadata when ``metadata`` says so. The words are ImageIO's, the meanings are
+    /// not: ImageIO's keys name when the image itself is decoded, these when the embedded thumbnail
+    /// is used. `kCGImageSourceCreateThumbnailFromImageAlways` is ``never`` (always decode the
+    /// image); `kCGImageSourceCreateThumbnailFromImageIfAbsent` uses any embedded thumbnail, which
+    /// is ``always``; ``ifAbsent`` also checks the size, which ImageIO leaves to the caller.
     public enum EmbeddedThumbnail: Sendable, Hashable, CaseIterable {
         /// Always decode the image itself (the default).
         case never
@@ -39,8 +40,8 @@ public struct ThumbnailOptions: Sendable, Hashable {
     /// Which metadata the thumbnail keeps. Default ``MetadataPolicy/stripAll``.
     public var metadata: MetadataPolicy
 
-    /// Whether a JPEG, PNG, WebP or HEIF thumbnail may stream through MagickIO's own decoders
-    /// (libjpeg-turbo, libpng, libwebp, libheif) rather than ImageMagick's: on by default; off makes every thumbnail take
+    /// Whether a JPEG, PNG, WebP, TIFF or HEIF thumbnail may stream through MagickIO's own decoders
+    /// (libjpeg-turbo, libpng, libwebp, libtiff, libheif) rather than ImageMagick's: on by default; off makes every thumbnail take
     /// ImageMagick's path, which the tests and the benchmark compare it with.
     @_spi(Benchmarks) public var ownDecoders = true
 

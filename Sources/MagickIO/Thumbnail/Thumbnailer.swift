@@ -166,6 +166,7 @@ extension Result where Failure == MagickIOError {
 
 /// The thumbnailer's memory admission: a job waits until its predicted cost fits in what is left.
 /// Waiters are served in arrival order; a cancelled waiter leaves the queue at once.
+/// `@unchecked Sendable`: what is used and who waits are touched only under `lock`.
 final class MemoryBudget: @unchecked Sendable {
     private let total: Int
     private var used = 0

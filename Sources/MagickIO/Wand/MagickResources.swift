@@ -3,6 +3,7 @@ internal import CMagickWand
 /// ImageMagick's resource limits and usage, process-wide (`MagickGetResourceLimit`,
 /// `MagickSetResourceLimit`, `GetMagickResource`).
 enum MagickResources {
+
     static func limits() -> ResourceLimits {
         MagickRuntime.start()
         func get(_ type: ResourceType) -> Int {
@@ -15,17 +16,19 @@ enum MagickResources {
     }
 
     /// Sets every limit (at start-up, before MagickRuntime.start returns: it does not start the
-    /// runtime itself when called from there).
-    static func set(_ limits: ResourceLimits, starting: Bool = true) {
+    /// runtime itself when called from there), or returns which one `MagickSetResourceLimit`
+    /// refused (ImageMagick refuses a limit above one `policy.xml` sets).
+    static func set(_ limits: ResourceLimits, starting: Bool = true) -> MagickIOError? {
         if starting { MagickRuntime.start() }
         let values: [(ResourceType, Int)] = [
             (MemoryResource, limits.memory), (MapResource, limits.map), (DiskResource, limits.disk),
             (AreaResource, limits.area), (WidthResource, limits.width), (HeightResource, limits.height),
             (ListLengthResource, limits.listLength), (ThreadResource, max(limits.threads, 1)),
         ]
-        for (type, value) in values {
-            MagickSetResourceLimit(type, MagickSizeType(max(value, 0)))
+        for (type, value) in values where MagickSetResourceLimit(type, MagickSizeType(max(value, 0))) == MagickFalse {
+            return MagickIOError(.limitExceeded, "ImageMagick refused the resource limit \(type.rawValue) of \(value)")
         }
+        return nil
     }
 
     /// Bytes of pixel cache in use now, process-wide.

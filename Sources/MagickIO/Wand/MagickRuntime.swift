@@ -3,16 +3,17 @@ import Foundation
 
 /// Process-wide ImageMagick start-up, run once (Swift runs a global's initialiser exactly once,
 /// thread-safely) before the first MagickWand call.
-let magickRuntime: Void = {
+let magickRuntime: MagickIOError? = {
     // Before genesis, so that every decode's ImageMagick heap can be counted (HeapBudget).
     HeapBudget.install()
     MagickWandGenesis()
     // ImageMagick's default handlers print to stderr. Everything it reports is read back from the
     // wand or image exception instead, so the handlers do nothing.
+    // (Both return the handler they replace, not a status.)
     _ = SetWarningHandler { _, _, _ in }
     _ = SetErrorHandler { _, _, _ in }
-    MagickResources.set(ResourceLimits.safeDefaults, starting: false)
     ImageMagick.applySecurityPolicy(decoders: ImageMagick.defaultAllowedDecoders)
+    return MagickResources.set(ResourceLimits.safeDefaults, starting: false)
 }()
 
 /// The thread-specific slot of `Wand.withThreadWand`; its destructor destroys a thread's wand when
@@ -30,6 +31,13 @@ enum MagickRuntime {
     @inline(__always)
     static func start() {
         _ = magickRuntime
+    }
+
+    /// Throws when start-up could not put MagickIO's resource limits in force, or ImageMagick
+    /// refused the security policy last applied: no coder may then run (fail closed).
+    static func checkSecurityPolicy() throws(MagickIOError) {
+        if let failure = magickRuntime { throw failure }
+        if let refusal = ImageMagick.securityPolicyRefusal.withLock({ $0 }) { throw refusal }
     }
 }
 

@@ -24,7 +24,7 @@ extension Wand {
         if format == .png {
             // ImageMagick stamps PNGs with the time of writing (tIME, date:* text): leave them out so
             // that the same image always encodes to the same bytes.
-            MagickSetOption(pointer, "png:exclude-chunk", "date,tIME")
+            try check(MagickSetOption(pointer, "png:exclude-chunk", "date,tIME"), fallback: .encodingFailed)
         }
         var length = 0
         guard let blob = MagickGetImageBlob(pointer, &length), length > 0 else {

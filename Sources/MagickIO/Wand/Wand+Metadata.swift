@@ -13,7 +13,8 @@ extension Wand {
             if let exif = profile("exif") {
                 let cleaned = EXIF.removingGPS(exif)
                 if cleaned != exif {
-                    setProfile("exif", cleaned)
+                    // Fails closed: a profile that cannot be rewritten would keep the GPS tags.
+                    try setProfile("exif", cleaned, fallback: .encodingFailed)
                 }
             }
             if let xmp = profile("xmp"), String(decoding: xmp, as: UTF8.self).contains("GPS") {
@@ -30,9 +31,11 @@ extension Wand {
         return Array(UnsafeBufferPointer(start: bytes, count: length))
     }
 
-    /// Sets the current image's profile `name` to `bytes` (a failure leaves the image as it was).
-    func setProfile(_ name: String, _ bytes: [UInt8]) {
-        _ = bytes.withUnsafeBytes { MagickSetImageProfile(pointer, name, $0.baseAddress, $0.count) }
+    /// Sets the current image's profile `name` to `bytes` (`MagickSetImageProfile`); throws, the
+    /// image as it was, when ImageMagick cannot (no image, no memory).
+    func setProfile(_ name: String, _ bytes: [UInt8], fallback: MagickIOError.Kind = .corruptImage) throws(MagickIOError) {
+        let status = bytes.withUnsafeBytes { MagickSetImageProfile(pointer, name, $0.baseAddress, $0.count) }
+        try check(status, fallback: fallback)
     }
 
     /// The names of the current image's profiles.
@@ -47,9 +50,10 @@ extension Wand {
         }
     }
 
-    /// Sets the current image's property `name` (`comment`, `exif:Orientation`, ...).
-    func setProperty(_ name: String, _ value: String) {
-        MagickSetImageProperty(pointer, name, value)
+    /// Sets the current image's property `name` (`comment`, `exif:Orientation`, ...) with
+    /// `MagickSetImageProperty`; throws when ImageMagick cannot.
+    func setProperty(_ name: String, _ value: String) throws(MagickIOError) {
+        try check(MagickSetImageProperty(pointer, name, value), fallback: .corruptImage)
     }
 
     /// Removes the current image's profile `name`, if it has one (`MagickRemoveImageProfile`,

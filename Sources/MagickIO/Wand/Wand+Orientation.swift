@@ -23,7 +23,7 @@ extension Wand {
         try check(MagickSetImageOrientation(pointer, TopLeftOrientation), fallback: .corruptImage)
         // Keep the EXIF block, if kept at all, in step with the pixels.
         if property("exif:Orientation") != nil {
-            MagickSetImageProperty(pointer, "exif:Orientation", "1")
+            try setProperty("exif:Orientation", "1")
         }
     }
 

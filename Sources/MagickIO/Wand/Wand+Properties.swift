@@ -21,8 +21,8 @@ extension ImageProperties {
         if format.isAnimation {
             // A frame of an animation is shown on its canvas (the logical screen).
             var canvasWidth = 0, canvasHeight = 0, x = 0, y = 0
-            MagickGetImagePage(pointer, &canvasWidth, &canvasHeight, &x, &y)
-            if canvasWidth > 0, canvasHeight > 0 {
+            // No page (the call fails): the frame is its own canvas.
+            if MagickGetImagePage(pointer, &canvasWidth, &canvasHeight, &x, &y) != MagickFalse, canvasWidth > 0, canvasHeight > 0 {
                 isOffsetOnCanvas = x != 0 || y != 0 || canvasWidth != pixelWidth || canvasHeight != pixelHeight
                 pixelWidth = canvasWidth
                 pixelHeight = canvasHeight
@@ -39,9 +39,9 @@ extension ImageProperties {
         colorSpace = Self.colorSpaceName(MagickGetImageColorspace(pointer))
         bitDepth = Int(MagickGetImageDepth(pointer))
         var x = 0.0, y = 0.0
-        MagickGetImageResolution(pointer, &x, &y)
-        // JFIF's "no unit" 1x1 is an aspect ratio, not a density: only a real unit gives one.
-        if x > 0, y > 0, MagickGetImageUnits(pointer) != UndefinedResolution {
+        // No resolution read (the call fails): none is reported. JFIF's "no unit" 1x1 is an aspect
+        // ratio, not a density: only a real unit gives one.
+        if MagickGetImageResolution(pointer, &x, &y) != MagickFalse, x > 0, y > 0, MagickGetImageUnits(pointer) != UndefinedResolution {
             // ImageMagick keeps the file's unit; report pixels per inch.
             let perCentimetre = MagickGetImageUnits(pointer) == PixelsPerCentimeterResolution
             resolution = perCentimetre ? Resolution(x: x * 2.54, y: y * 2.54) : Resolution(x: x, y: y)

@@ -37,7 +37,8 @@ extension Wand {
     private func readNamingDescriptor(_ bytes: SourceBytes, format: ImageFormat, frames: ClosedRange<Int>?, ping: Bool,
                                       strictness: Strictness, cacheBytes: Int?) throws(MagickIOError) -> [DecoderWarning] {
         guard bytes.count > 0 else { throw MagickIOError(.emptyData, "the data is empty") }
-        MagickSetFormat(pointer, format.magickName)
+        try MagickRuntime.checkSecurityPolicy()
+        try check(MagickSetFormat(pointer, format.magickName), fallback: .unsupportedFormat, reading: true)
         var status: MagickBooleanType
         switch bytes {
         case .file(let file):
@@ -46,12 +47,12 @@ extension Wand {
             if status == MagickFalse, MagickGetExceptionType(pointer) == PolicyError {
                 // The path was unlinked or replaced since the source opened it: ImageMagick's path
                 // policy refuses the "(deleted)" link. The descriptor still reads the file.
-                MagickClearException(pointer)
-                MagickSetFormat(pointer, format.magickName)
-                status = readBlob(file.readAll(), frames: frames, ping: ping)
+                takeException()  // handled here: the fallback below
+                try check(MagickSetFormat(pointer, format.magickName), fallback: .unsupportedFormat, reading: true)
+                status = try readBlob(file.readAll(), frames: frames, ping: ping)
             }
         case .memory(let data):
-            status = readBlob(data, frames: frames, ping: ping)
+            status = try readBlob(data, frames: frames, ping: ping)
         }
         if status == MagickFalse || MagickGetNumberImages(pointer) == 0 {
             guard let exception = takeException(minimum: WarningException) else {
@@ -84,9 +85,9 @@ extension Wand {
         return frames.count == 1 ? "[\(frames.lowerBound)]" : "[\(frames.lowerBound)-\(frames.upperBound)]"
     }
 
-    private func readBlob(_ data: Data, frames: ClosedRange<Int>?, ping: Bool) -> MagickBooleanType {
+    private func readBlob(_ data: Data, frames: ClosedRange<Int>?, ping: Bool) throws(MagickIOError) -> MagickBooleanType {
         // A bare "[N]" file name selects frame N of a blob read without touching the file system.
-        MagickSetFilename(pointer, Self.subimageSpec(frames))
+        try check(MagickSetFilename(pointer, Self.subimageSpec(frames)), fallback: .corruptImage, reading: true)
         return data.withUnsafeBytes { raw -> MagickBooleanType in
             ping
                 ? MagickPingImageBlob(pointer, raw.baseAddress, raw.count)
@@ -105,8 +106,9 @@ extension Wand {
         return results
     }
 
-    /// Asks the JPEG decoder for the DCT scale `hint` gives (`jpeg:size`).
-    func setJPEGScaleHint(_ hint: JPEGScale.Hint) {
-        MagickSetOption(pointer, "jpeg:size", hint.option)
+    /// Asks the JPEG decoder for the DCT scale `hint` gives (`jpeg:size`); throws when the option
+    /// cannot be set, because the estimate the limits passed counted on the scale.
+    func setJPEGScaleHint(_ hint: JPEGScale.Hint) throws(MagickIOError) {
+        try check(MagickSetOption(pointer, "jpeg:size", hint.option), fallback: .limitExceeded)
     }
 }

@@ -34,7 +34,7 @@ extension Wand {
                 // pixels are taken in their colour space's usual meaning.
                 let status = sRGBProfile.withUnsafeBytes { MagickProfileImage(pointer, "icc", $0.baseAddress, $0.count) }
                 if status == MagickFalse {
-                    _ = takeException()
+                    takeException()  // handled here: the fallback below
                     removeProfile("icc")
                 }
             }
@@ -45,7 +45,7 @@ extension Wand {
         }
         try apply(options.metadata)
         if options.colorProfile == .keep, options.metadata == .stripAll, let embeddedProfile {
-            setProfile("icc", embeddedProfile)
+            try setProfile("icc", embeddedProfile)
         }
         try check(MagickSetImageDepth(pointer, 8), fallback: .corruptImage)
     }

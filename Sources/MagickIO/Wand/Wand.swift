@@ -54,16 +54,26 @@ final class Wand {
         return try body(wand)
     }
 
+    /// Drops the wand's images and settings (`ClearMagickWand`), then routes its progress to
+    /// `interrupt` again (the clear drops the monitor too).
+    func clear(monitor interrupt: Interrupt?) {
+        ClearMagickWand(pointer)
+        monitor(interrupt)
+    }
+
     // MARK: Exceptions
 
-    /// The wand's pending exception, cleared, if it is at least `minimum` severe.
+    /// The wand's pending exception, cleared, if it is at least `minimum` severe. Called for its
+    /// effect alone where MagickIO handles the failure itself (a retry, a documented fallback).
+    @discardableResult
     func takeException(minimum: ExceptionType = WarningException) -> MagickException? {
         var severity = UndefinedException
         guard let text = MagickGetException(pointer, &severity) else { return nil }
         defer { MagickRelinquishMemory(text) }
-        MagickClearException(pointer)
+        let cleared = MagickClearException(pointer) != MagickFalse
         guard severity.rawValue >= minimum.rawValue else { return nil }
-        return MagickException(severity: severity, message: String(cString: text))
+        let message = String(cString: text)
+        return MagickException(severity: severity, message: cleared ? message : "\(message) (not cleared)")
     }
 
     /// The exception the coder left on the current image (a truncated JPEG reports its warning
@@ -110,10 +120,10 @@ final class Wand {
 
     /// Throws the wand's exception if `status` is false; the kind comes from the severity, or
     /// `fallback` when ImageMagick gave none.
-    func check(_ status: MagickBooleanType, fallback: MagickIOError.Kind) throws(MagickIOError) {
+    func check(_ status: MagickBooleanType, fallback: MagickIOError.Kind, reading: Bool = false) throws(MagickIOError) {
         if status != MagickFalse { return }
         let exception = takeException(minimum: ErrorException)
-        throw MagickIOError(exception: exception, fallback: fallback)
+        throw MagickIOError(exception: exception, fallback: fallback, reading: reading)
     }
 
     /// Composites the animation frames the wand holds (`MagickCoalesceImages`) and keeps only the

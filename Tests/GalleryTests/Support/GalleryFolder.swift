@@ -4,6 +4,7 @@ import Hummingbird
 
 /// A folder for the gallery to serve, made of fixtures, with the traps a hostile path aims at:
 /// a secret beside it, links leading out, hidden and non-image files. Removed on deinit.
+/// `@unchecked Sendable`: immutable after init (a class only for its deinit).
 final class GalleryFolder: @unchecked Sendable {
     let base: URL
     var root: URL { base.appendingPathComponent("images") }

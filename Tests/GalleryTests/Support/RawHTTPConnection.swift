@@ -4,6 +4,8 @@ import Foundation
 /// send a body slowly, send part of a body and wait, or hang up. Its calls block, so they run on a
 /// dispatch queue, never on Swift's cooperative pool, where the server's handlers must run; a
 /// receive timeout is a safety net only (no test expects anything of the time taken).
+/// `@unchecked Sendable`: it holds only the socket's descriptor, set once; a test uses one
+/// connection from one queue at a time.
 final class RawHTTPConnection: @unchecked Sendable {
     private let descriptor: Int32
 

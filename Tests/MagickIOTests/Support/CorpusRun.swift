@@ -123,6 +123,8 @@ struct CorpusRun {
 
 /// Reports, on stderr and while it runs, an input that has been running for longer than the
 /// limit: the test itself only learns of it once (if ever) the input returns.
+/// `@unchecked Sendable`: the entries are touched only under `lock`, the flag is atomic, the rest
+/// immutable.
 final class Watchdog: @unchecked Sendable {
     /// An NSLock rather than Synchronization's Mutex: ThreadSanitizer sees pthread mutexes, not the
     /// futex the Mutex uses on Linux, and would report every access as a race.

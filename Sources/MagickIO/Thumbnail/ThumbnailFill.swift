@@ -1,0 +1,111 @@
+// The inputs a thumbnail's picture can come from. The open half of the pipeline
+// (``ImageSource/openThumbnail(_:at:allowUpscale:options:)``) lists the ones that apply, best
+// first; each only *fills* the pipeline's wand with a decoded picture and says what the build half
+// must do with it. The wand, the interrupt and the cache reservation belong to the pipeline
+// (``ImageSource/makeThumbnail(from:options:interrupt:)``), never to an input.
+
+/// One kind of input to the thumbnail pipeline. A new decoder of frame 0's rows is a new
+/// ``RowDecoder`` (one case); a new kind of picture is a case here with its `admit` and `fill`.
+enum ThumbnailFill {
+    /// A JPEG's EXIF thumbnail (IFD1), opened as a source of its own, decoded by ImageMagick; the
+    /// picture's metadata is copied onto it when the options keep metadata.
+    case exifThumbnail(ImageSource, ThumbnailPlan, of: ImageSource)
+    /// A HEIC/AVIF thumbnail item, decoded by libheif; a failed decode leaves the picture to the
+    /// next input (a missed shortcut, not an error).
+    case heifItem(HEIFThumbnail, ThumbnailGeometry, of: ImageSource)
+    /// Frame 0's rows from one of MagickIO's own decoders, resampled as they come; the decoder
+    /// can hand the file on to the next input (``RowSourceFailure/fallback(_:)``).
+    case rows(ThumbnailPlan, StreamPlan, of: ImageSource)
+    /// A frame decoded whole: by its ImageMagick coder, or by libheif for HEIC/AVIF.
+    case decoded(ThumbnailPlan, frame: Int, of: ImageSource)
+    /// An image already decoded (``Image/thumbHash()``): its own pixels.
+    case pixels(Image, ThumbnailGeometry)
+
+    /// What an input was admitted with: the bytes its decoder may read (``DecoderInput``), and
+    /// the share of ImageMagick's pixel cache to reserve for it (nil: it reserves none, because
+    /// only the thumbnail-sized result goes there).
+    struct Admission {
+        var input: DecoderInput?
+        var cacheBytes: Int?
+
+        /// The approved bytes, which every input that reads the file's bytes was admitted with.
+        func approved() throws(MagickIOError) -> DecoderInput {
+            guard let input else { throw MagickIOError(.corruptImage, "the thumbnail's input was not admitted") }
+            return input
+        }
+    }
+
+    /// The picture a fill left in the wand, and what the build half needs to know of it.
+    struct Picture {
+        var geometry: ThumbnailGeometry
+        /// The resize target, in the axes the picture is stored in.
+        var stored: (width: Int, height: Int)
+        var orientation: Orientation
+        var warnings: [DecoderWarning]
+        var decoder: Image.Decoder
+    }
+
+    /// Checks this input against the limits, before any pixel is decoded: the decode's estimate
+    /// (``ImageSource/checkLimits(frame:jpegHint:)``, or the own path's), then the metadata
+    /// limits (``ImageSource/decoderInput(keeping:)``). `pictureInput` keeps the picture's
+    /// approved bytes for the next input of the same picture, so that they are counted once.
+    func admit(_ options: ThumbnailOptions, pictureInput: inout DecoderInput?) throws(MagickIOError) -> Admission {
+        switch self {
+        case .exifThumbnail(let embedded, let plan, _):
+            let input = try embedded.decoderInput(keeping: MetadataUse(options))
+            try embedded.checkLimits(frame: 0, jpegHint: plan.hint)
+            return Admission(input: input, cacheBytes: embedded.estimate(frame: 0, jpegHint: plan.hint).cacheBytes)
+        case .heifItem, .pixels:
+            return Admission()
+        case .rows(_, let stream, let source):
+            try source.checkLimits(stream)
+            let input = if let pictureInput { pictureInput } else { try source.decoderInput(keeping: MetadataUse(options)) }
+            pictureInput = input
+            return Admission(input: input)
+        case .decoded(let plan, let frame, let source):
+            try source.checkLimits(frame: frame, jpegHint: plan.hint)
+            let input = if let pictureInput { pictureInput } else { try source.decoderInput(keeping: MetadataUse(options)) }
+            pictureInput = input
+            return Admission(input: input, cacheBytes: source.estimate(frame: frame, jpegHint: plan.hint).cacheBytes)
+        }
+    }
+
+    /// Decodes the picture into `wand` (which holds no image, and reports progress to
+    /// `interrupt`), or returns nil to leave it to the next input.
+    func fill(_ wand: Wand, _ admission: Admission, options: ThumbnailOptions, interrupt: Interrupt?,
+              idleCore: Bool) throws(MagickIOError) -> Picture? {
+        switch self {
+        case .exifThumbnail(let embedded, let plan, let source):
+            let warnings = try embedded.decode(frame: 0, from: try admission.approved(), jpegHint: plan.hint, interrupt: interrupt,
+                                             cacheBytes: admission.cacheBytes ?? 0, into: wand)
+            try source.copyMetadata(into: wand, for: options)
+            return Picture(geometry: plan.geometry, stored: plan.stored, orientation: embedded.frames[0].orientation,
+                           warnings: warnings, decoder: .imageMagick)
+        case .heifItem(let item, let geometry, let source):
+            do throws(MagickIOError) {
+                try item.decode(into: wand)
+                try interrupt?.check()
+                try source.copyMetadata(into: wand, for: options)
+            } catch {
+                // A stop is final; an item libheif cannot decode is only a missed shortcut.
+                if error.kind == .cancelled { throw error }
+                return nil
+            }
+            return Picture(geometry: geometry, stored: geometry.scaled, orientation: .up, warnings: [], decoder: .imageMagick)
+        case .rows(let plan, let stream, let source):
+            guard let (warnings, decoder) = try source.fillRows(plan, stream, from: try admission.approved(), into: wand,
+                                                                interrupt: interrupt, idleCore: idleCore) else { return nil }
+            return Picture(geometry: plan.geometry, stored: plan.stored, orientation: source.frames[0].orientation,
+                           warnings: warnings, decoder: decoder)
+        case .decoded(let plan, let frame, let source):
+            let warnings = try source.decode(frame: frame, from: try admission.approved(), jpegHint: plan.hint, interrupt: interrupt,
+                                           cacheBytes: admission.cacheBytes ?? 0, into: wand)
+            return Picture(geometry: plan.geometry, stored: plan.stored, orientation: source.frames[frame].orientation,
+                           warnings: warnings, decoder: .imageMagick)
+        case .pixels(let image, let geometry):
+            try image.storage.copyImage(into: wand)
+            return Picture(geometry: geometry, stored: geometry.stored(turnedBy: image.orientation),
+                           orientation: image.orientation, warnings: [], decoder: image.decoder)
+        }
+    }
+}

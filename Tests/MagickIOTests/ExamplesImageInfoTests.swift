@@ -1,0 +1,143 @@
+import Foundation
+import MagickIO
+import Testing
+
+/// The `imageinfo` executable, and the README's examples, end to end (see ``ExamplesTests``).
+extension ExamplesTests {
+    // MARK: imageinfo
+
+    @Test("imageinfo --json: one line per file, in order, with the header's properties")
+    func imageinfoJSON() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let names = ["orient-6.jpg", "png-named.jpg", "animated.gif", "alpha.png", "photo.jpg"]
+        let paths = names.map { Harness.fixture($0).path }
+        let run = try await Harness.run("imageinfo", paths + ["--json"], in: sandbox.url)
+        #expect(run.status == 0, "\(run)")
+        let lines = try run.infoLines()
+        #expect(lines.map(\.input) == paths)
+        try #require(lines.count == names.count)
+        for (line, path) in zip(lines, paths) {
+            #expect(line.error == nil)
+            let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber
+            #expect(line.fileSize == size?.intValue, "\(path)")
+            #expect(line.bitDepth == 8, "\(path)")
+        }
+
+        let orient6 = lines[0]
+        #expect(orient6.format == "jpeg")
+        #expect(orient6.pixelWidth == 64 && orient6.pixelHeight == 96)
+        #expect(orient6.orientation == 6)
+        #expect(orient6.orientedWidth == 96 && orient6.orientedHeight == 64)
+        #expect(orient6.frameCount == 1)
+        #expect(orient6.hasAlpha == false)
+        #expect(orient6.colorSpace == "srgb")
+
+        #expect(lines[1].format == "png")
+        #expect(lines[1].pixelWidth == 96 && lines[1].pixelHeight == 64)
+
+        #expect(lines[2].format == "gif")
+        #expect(lines[2].frameCount == 3)
+        #expect(lines[2].pixelWidth == 24 && lines[2].pixelHeight == 16)
+
+        #expect(lines[3].format == "png")
+        #expect(lines[3].hasAlpha == true)
+        #expect(lines[3].pixelWidth == 40 && lines[3].pixelHeight == 30)
+
+        #expect(lines[4].format == "jpeg")
+        #expect(lines[4].orientation == 1)
+        #expect(lines[4].orientedWidth == 320 && lines[4].orientedHeight == 240)
+    }
+
+    @Test("imageinfo reports failed files with their error kind and exits 1")
+    func imageinfoFailures() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let paths = [Harness.fixture("photo.jpg").path, Harness.fixture("text.jpg").path, Harness.fixture("empty.jpg").path, "missing.jpg"]
+        let run = try await Harness.run("imageinfo", paths + ["--json"], in: sandbox.url)
+        #expect(run.status == 1, "\(run)")
+        let lines = try run.infoLines()
+        #expect(lines.map(\.input) == paths)
+        try #require(lines.count == 4)
+        #expect(lines[0].error == nil && lines[0].format == "jpeg")
+        #expect(lines[1].error?.kind == "unsupportedFormat")
+        #expect(lines[2].error?.kind == "emptyData")
+        #expect(lines[3].error?.kind == "fileNotFound")
+        #expect(lines.dropFirst().allSatisfy { $0.format == nil && !($0.error?.message.isEmpty ?? true) })
+    }
+
+    @Test("imageinfo without --json prints an aligned block per file")
+    func imageinfoText() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let run = try await Harness.run(
+            "imageinfo", [Harness.fixture("orient-6.jpg").path, Harness.fixture("animated.gif").path], in: sandbox.url)
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stderr.isEmpty, "\(run)")
+        let blocks = run.stdout.components(separatedBy: "\n\n")
+        try #require(blocks.count == 2, "\(run)")
+        #expect(blocks[0].hasPrefix(Harness.fixture("orient-6.jpg").path + "\n"))
+        for value in ["jpeg", "64 x 96", "96 x 64", "6 (right)", "srgb"] {
+            #expect(blocks[0].contains(value), "\(value) missing from:\n\(blocks[0])")
+        }
+        #expect(blocks[1].contains("gif") && blocks[1].contains("frames:") && blocks[1].contains(" 3\n"))
+        // Values start in one column.
+        let columns = Set(blocks[0].split(separator: "\n").dropFirst().map { (line: Substring) -> Int in
+            let label = line.prefix { $0 != ":" }
+            let gap = line.dropFirst(label.count + 1).prefix { $0 == " " }
+            return label.count + 1 + gap.count
+        })
+        #expect(columns.count == 1, "values are not aligned:\n\(blocks[0])")
+    }
+
+    @Test("imageinfo usage errors exit with status 2", arguments: [
+        [String](), ["--json"], ["--bogus", "photo.jpg"], ["--strictness", "lenient", "photo.jpg"],
+        ["--memory-budget", "0", "photo.jpg"], ["--time-limit", "-2", "photo.jpg"],
+    ])
+    func imageinfoUsageErrors(arguments: [String]) async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let run = try await Harness.run("imageinfo", arguments, in: sandbox.url)
+        #expect(run.status == 2, "\(run)")
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.lowercased().contains("usage:"), "\(run)")
+    }
+
+    @Test("the README's and Getting Started's Swift examples are compiled and run as written, in async and sync contexts")
+    func readmeExamples() async throws {
+        // Every Swift block of the README and the Getting Started article (its `import` lines and
+        // a Package.swift excerpt aside) stands verbatim in APIExamples.
+        let readme = try ["README.md", "Sources/MagickIO/MagickIO.docc/GettingStarted.md"].map {
+            try String(contentsOf: Harness.packageRoot.appendingPathComponent($0), encoding: .utf8)
+        }.joined(separator: "\n")
+        let examples = try String(contentsOf: Harness.packageRoot.appendingPathComponent("Tests/APIExamples/main.swift"),
+                                  encoding: .utf8)
+        let exampleLines = examples.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let blocks = readme.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "\n```")[0] }
+            .filter { !$0.hasPrefix("// Package.swift") }
+        #expect(blocks.count >= 10)
+        for block in blocks {
+            let lines = block.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.hasPrefix("import ") && !$0.isEmpty }
+            let found = exampleLines.indices.contains { start in
+                start + lines.count <= exampleLines.count && Array(exampleLines[start..<start + lines.count]) == lines
+            }
+            #expect(found, "not in Tests/APIExamples/main.swift as written:\n\(block)")
+        }
+        // And they do what they say, on a photo stored turned (orientation 6).
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try sandbox.copy("orient-6.jpg", to: "photo.jpg")
+        let run = try await Harness.run("APIExamples", [], in: sandbox.url)
+        #expect(run.status == 0, "\(run)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains("jpeg 1"))
+        #expect(lines.contains("64 96 right") && lines.contains("96 64"))
+        #expect(lines.contains("async 96 64 up") && lines.contains("sync 96 64"))
+        #expect(lines.contains { $0.hasSuffix("fileNotFound: no file at \(sandbox.url.appendingPathComponent("missing.jpg").path)") })
+        #expect(lines.contains("getting started 64 96 96 96 false"), "\(lines)")
+        #expect(lines.contains("caught unsupportedFormat - unsupportedFormat: the content is not a recognised image format"))
+        #expect(FileManager.default.fileExists(atPath: sandbox.url.appendingPathComponent("many-photo.png").path))
+        #expect(try ImageSource(url: sandbox.url.appendingPathComponent("t.jpg")).properties(at: 0).pixelWidth == 96)
+    }
+}
