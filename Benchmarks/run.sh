@@ -8,17 +8,20 @@ root="$(dirname "$here")"
 quick=""
 [[ "${1:-}" == "--quick" ]] && quick="--quick"
 
-# Tools: Debian packages, then Python packages from PyPI.
+# Tools: Debian packages, then a virtual environment (Benchmarks/.venv, gitignored) with pyvips and
+# the pyvips-binary wheel (libvips 8.18, the baseline), Pillow and numpy from PyPI. Debian's own
+# libvips 8.14 runs as `vipsthumbnail`.
 if ! command -v vipsthumbnail >/dev/null || ! command -v djpeg >/dev/null || [[ ! -x /usr/bin/convert ]] \
-    || [[ ! -x /usr/bin/time ]] || ! command -v pip3 >/dev/null || ! command -v heif-enc >/dev/null \
+    || [[ ! -x /usr/bin/time ]] || ! python3 -c 'import venv, ensurepip' 2>/dev/null || ! command -v heif-enc >/dev/null \
     || ! command -v exiftool >/dev/null; then
     apt-get update -qq
-    apt-get install -y -qq --no-install-recommends libvips-tools libjpeg-turbo-progs imagemagick python3-pip time \
+    apt-get install -y -qq --no-install-recommends libvips-tools libjpeg-turbo-progs imagemagick python3-venv time \
         libheif-examples libimage-exiftool-perl
 fi
-if ! python3 -c 'import pyvips, PIL, numpy' 2>/dev/null; then
-    python3 -m pip install -q pyvips Pillow numpy 2>/dev/null \
-        || python3 -m pip install -q --break-system-packages pyvips Pillow numpy  # Debian's own python3
+python="$here/.venv/bin/python"
+if ! "$python" -c 'import pyvips, PIL, numpy; assert pyvips.version(0) * 100 + pyvips.version(1) >= 818' 2>/dev/null; then
+    python3 -m venv "$here/.venv"
+    "$python" -m pip install -q --upgrade pyvips pyvips-binary Pillow numpy
 fi
 
 # Builds. A build can trip over sources edited while it runs, or over a file list that changed
@@ -44,8 +47,8 @@ bin="$(cd "$here" && swift build -c release --show-bin-path)"
 
 echo "== corpus (Benchmarks/corpus, reused when complete)"
 count=200; [[ -n "$quick" ]] && count=20
-python3 "$here/scripts/make_corpus.py" "$here/corpus" "$count"
+"$python" "$here/scripts/make_corpus.py" "$here/corpus" "$count"
 
 echo "== running"
-python3 "$here/scripts/bench.py" "$here/corpus" "$here/results" "$thumbnail" "$bin/inprocess" "$bin/stages" $quick
+"$python" "$here/scripts/bench.py" "$here/corpus" "$here/results" "$thumbnail" "$bin/inprocess" "$bin/stages" $quick
 echo "== written to Benchmarks/results/latest.md"

@@ -61,7 +61,10 @@ def write(name, size, seed, **save):
     path = os.path.join(DIR, name)
     if os.path.exists(path):
         return
-    photo(size, seed, "RGBA" if name.endswith(".png") else "RGB").save(path + ".tmp", format=save.pop("format"), **save)
+    im = photo(size, seed, "RGBA" if name.endswith(".png") else "RGB")
+    if save.pop("bilevel", False):  # a scanned page's look: the photo thresholded to black and white
+        im = im.convert("L").point(lambda v: 255 if v > 128 else 0).convert("1", dither=Image.Dither.NONE)
+    im.save(path + ".tmp", format=save.pop("format"), **save)
     os.replace(path + ".tmp", path)
 
 
@@ -109,6 +112,12 @@ def main():
             # The photo apps' case: a 100 MP RGBA PNG, whose whole decode ImageMagick's coder
             # needs about 800 MB for.
             pool.apply_async(write, ("photo-100mp-rgba.png", (12000, 8334), 1004), dict(format="PNG", compress_level=3)),
+            # WebP and TIFF (issue 20): a 24 MP lossy WebP, a 24 MP RGB TIFF (LZW), and a 29 MP 1-bit
+            # CCITT G4 TIFF (a scanned page's size at 600 dpi), whose whole decode is the memory case.
+            pool.apply_async(write, ("photo-24mp.webp", (6000, 4000), 1005), dict(format="WEBP", quality=85)),
+            pool.apply_async(write, ("photo-24mp-rgb.tif", (6000, 4000), 1006), dict(format="TIFF", compression="tiff_lzw")),
+            pool.apply_async(write, ("scan-29mp-g4.tif", (4670, 6170), 1007),
+                             dict(format="TIFF", compression="group4", bilevel=True)),
         ]
         for job in jobs:
             job.get()

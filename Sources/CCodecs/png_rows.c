@@ -176,3 +176,4 @@ const uint8_t *mio_png_icc(mio_png *png, size_t *length) {
 
 const char *mio_png_message(const mio_png *png) { return png->message; }
 int mio_png_warnings(const mio_png *png) { return png->warnings; }
+size_t mio_png_offset(const mio_png *png) { return png->offset; }

@@ -100,6 +100,25 @@ int mio_png_finish(mio_png *png);
 const uint8_t *mio_png_icc(mio_png *png, size_t *length);
 const char *mio_png_message(const mio_png *png);
 int mio_png_warnings(const mio_png *png);
+// The file offset libpng has read to: after mio_png_open, the first IDAT's data.
+size_t mio_png_offset(const mio_png *png);
+
+// ---- PNG image data through ISA-L (png_inflate.c) --------------------------------------------
+
+typedef struct mio_pngfast mio_pngfast;
+
+// The rows of an 8-bit, non-interlaced RGB (`channels` 3) or RGBA (4) PNG whose chunks before the
+// image data libpng has read (mio_png_open): from `offset` (mio_png_offset), the first IDAT's
+// data, in `data` or `fd` of `size` bytes. `chunk_limit` as mio_png_create's. NULL when it cannot
+// start. Reads the file in pieces of at most 64 KiB; holds two rows and ISA-L's state.
+mio_pngfast *mio_pngfast_create(const uint8_t *data, int fd, size_t size, size_t offset, uint32_t width,
+                                uint32_t height, int channels, size_t chunk_limit);
+void mio_pngfast_destroy(mio_pngfast *png);
+// Inflates and unfilters the next row into `row` (width * channels bytes). 0 on success.
+int mio_pngfast_read_row(mio_pngfast *png, uint8_t *row);
+// After the last row: the zlib stream's end and Adler-32, then every chunk to IEND. 0 on success.
+int mio_pngfast_finish(mio_pngfast *png);
+const char *mio_pngfast_message(const mio_pngfast *png);
 
 // ---- zlib ------------------------------------------------------------------------------------
 

@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+@_spi(Benchmarks) @testable import MagickIO
+
+/// The PNG image data inflated by ISA-L and unfiltered by MagickIO (`png_inflate.c`), held to
+/// libpng's rows and to ImageMagick's path on the fixtures of `scripts/png-inflate-fixtures.py`:
+/// each filter type on RGB and RGBA at an odd width, many IDATs (an empty one, a one-byte one),
+/// and each kind of damage, which both paths must stop at.
+@Suite("PNG image data through ISA-L")
+struct PNGInflateTests {
+    static let valid = (0...4).flatMap { ["pnginflate-filter\($0)-rgb.png", "pnginflate-filter\($0)-rgba.png"] }
+        + ["pnginflate-idats.png"]
+    static let damaged = ["pnginflate-bad-crc.png", "pnginflate-bad-adler.png", "pnginflate-truncated.png",
+                          "pnginflate-too-little.png", "pnginflate-too-much.png", "pnginflate-trailing.png",
+                          "pnginflate-bad-filter.png", "pnginflate-no-iend.png"]
+
+    /// The generator's picture: 37x23, the pixel at (x, y) a formula of x and y.
+    static func expected(x: Int, y: Int) -> [UInt8] {
+        [UInt8((7 * x + 13 * y) & 255), UInt8((3 * x + 29 * y) & 255), UInt8((x * y) & 255), UInt8((11 * x + 5 * y + 40) & 255)]
+    }
+
+    struct Decoded {
+        var rows: [UInt8] = []
+        var channels = 0
+        var isal = false
+    }
+
+    /// Every row and the end of the file through `PNGRows`, from memory or from a descriptor.
+    static func decode(_ name: String, fast: Bool, descriptor: Bool) throws -> Result<Decoded, RowSourceFailure> {
+        let data = try Fixture.data(name)
+        func run(_ input: UnsafePointer<UInt8>?, _ fd: Int32) -> Result<Decoded, RowSourceFailure> {
+            Result { () throws(RowSourceFailure) -> Decoded in
+                let rows = try PNGRows(input: input, descriptor: fd, size: data.count, fastInflate: fast)
+                var decoded = Decoded(channels: rows.channels, isal: rows.inflatesWithISAL)
+                let row = UnsafeMutableRawPointer.allocate(byteCount: rows.rawRowBytes, alignment: 16)
+                defer { row.deallocate() }
+                for _ in 0..<rows.height {
+                    try rows.readRawRow(into: row)
+                    decoded.rows += UnsafeRawBufferPointer(start: row, count: rows.rawRowBytes)
+                }
+                try rows.finish()
+                return decoded
+            }
+        }
+        if descriptor {
+            let fd = open(Fixture.url(name).path, O_RDONLY)
+            #expect(fd >= 0)
+            defer { close(fd) }
+            return run(nil, fd)
+        }
+        return data.withUnsafeBytes { run($0.bindMemory(to: UInt8.self).baseAddress, -1) }
+    }
+
+    @Test("ISA-L's rows are libpng's and the picture's, from memory and from a descriptor", arguments: valid)
+    func sameRows(name: String) throws {
+        for descriptor in [false, true] {
+            let fast = try Self.decode(name, fast: true, descriptor: descriptor).get()
+            let libpng = try Self.decode(name, fast: false, descriptor: descriptor).get()
+            #expect(fast.isal && !libpng.isal, "\(name)")
+            #expect(fast.channels == (name.contains("rgba") || name.contains("idats") ? 4 : 3))
+            #expect(fast.rows == libpng.rows, "\(name), descriptor \(descriptor)")
+            var wrong = 0
+            for y in 0..<23 {
+                for x in 0..<37 {
+                    let at = (y * 37 + x) * fast.channels
+                    if Array(fast.rows[at..<at + fast.channels]) != Array(Self.expected(x: x, y: y).prefix(fast.channels)) { wrong += 1 }
+                }
+            }
+            #expect(wrong == 0, "\(name): \(wrong) pixels differ from the picture")
+        }
+    }
+
+    @Test("damage stops both paths; the thumbnail is then ImageMagick's, error or pixels", arguments: damaged)
+    func damage(name: String) throws {
+        for descriptor in [false, true] {
+            for fast in [true, false] {
+                guard case .failure(.fallback) = try Self.decode(name, fast: fast, descriptor: descriptor) else {
+                    Issue.record("\(name): fast \(fast), descriptor \(descriptor) read to the end")
+                    continue
+                }
+            }
+        }
+        let source = try Fixture.source(name)
+        let own = Result { () throws(MagickIOError) -> Image in try source.thumbnail(.maxPixelSize(37), at: 0, allowUpscale: false, options: ThumbnailOptions(), interrupt: nil) }
+        let magick = Result { () throws(MagickIOError) -> Image in try source.thumbnail(.maxPixelSize(37), at: 0, allowUpscale: false, options: OwnDecoderTests.imageMagickOnly, interrupt: nil) }
+        switch (own, magick) {
+        case (.success(let own), .success(let magick)):
+            #expect(own.decoder == .imageMagick)
+            #expect(try own.pixels(.rgba8).bytes == magick.pixels(.rgba8).bytes, "\(name)")
+            #expect(own.warnings == magick.warnings)
+        case (.failure(let own), .failure(let magick)):
+            #expect(own.kind == magick.kind && own.kind == .corruptImage, "\(name): \(own.kind) vs \(magick.kind)")
+        default:
+            Issue.record("\(name): own path \(own), ImageMagick's \(magick)")
+        }
+    }
+
+    @Test("a full-size thumbnail through ISA-L is ImageMagick's, pixel for pixel", arguments: valid)
+    func matchesImageMagick(name: String) throws {
+        let source = try Fixture.source(name)
+        let own = try source.thumbnail(maxPixelSize: 37)
+        let magick = try source.thumbnail(maxPixelSize: 37, options: OwnDecoderTests.imageMagickOnly)
+        #expect(own.decoder == .libpng && magick.decoder == .imageMagick)
+        #expect(own.width == 37 && own.height == 23 && magick.width == 37 && magick.height == 23)
+        let a = try own.pixels(.rgba8), b = try magick.pixels(.rgba8)
+        var largest = 0
+        for i in a.bytes.indices { largest = max(largest, abs(Int(a.bytes[i]) - Int(b.bytes[i]))) }
+        #expect(largest <= 1, "\(name): a sample differs by \(largest)")
+        let alpha = name.contains("rgba") || name.contains("idats")
+        #expect(try own.pixels(.rgba8).rgba(x: 20, y: 10).r == Self.expected(x: 20, y: 10)[0])
+        #expect(try own.pixels(.rgba8).rgba(x: 20, y: 10).a == (alpha ? Self.expected(x: 20, y: 10)[3] : 255))
+    }
+}
