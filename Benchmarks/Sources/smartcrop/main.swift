@@ -7,22 +7,24 @@
 // short side 256, upright), then the median over N runs of `smartCropOrigin` (the export of the
 // pixels and the scoring, what `.attention` / `.entropy` add to a `.center` crop), and of
 // `dominantColor()` on the 256-pixel fitted thumbnail (what `imageinfo --colors` and the gallery
-// compute). Prints one line per photo and the medians over all of them, in milliseconds.
+// compute), and of the pixel export alone (`Image.pixels`). Prints one line per photo and the
+// medians over all of them, in milliseconds.
 import Foundation
 @_spi(Benchmarks) import MagickIO
 
 var arguments = Array(CommandLine.arguments.dropFirst())
-var repeats = 25
+var repeatCount = 25
 if let flag = arguments.firstIndex(of: "--repeat"), flag + 1 < arguments.count, let n = Int(arguments[flag + 1]) {
-    repeats = n
+    repeatCount = n
     arguments.removeSubrange(flag...(flag + 1))
 }
+let repeats = repeatCount
 guard !arguments.isEmpty else {
     FileHandle.standardError.write(Data("usage: smartcrop [--repeat N] FILE...\n".utf8))
     exit(2)
 }
 
-func milliseconds(_ body: () throws -> Void) rethrows -> Double {
+@MainActor func milliseconds(_ body: () throws -> Void) rethrows -> Double {
     var times: [Double] = []
     for _ in 0..<repeats {
         let start = DispatchTime.now().uptimeNanoseconds
@@ -32,7 +34,7 @@ func milliseconds(_ body: () throws -> Void) rethrows -> Double {
     return times.sorted()[times.count / 2]
 }
 
-var attention: [Double] = [], entropy: [Double] = [], colour: [Double] = []
+var attention: [Double] = [], entropy: [Double] = [], colour: [Double] = [], exports: [Double] = []
 for path in arguments {
     do {
         let source = try ImageSource(url: URL(fileURLWithPath: path))
@@ -43,15 +45,17 @@ for path in arguments {
         let a = try milliseconds { _ = try scaled.smartCropOrigin(width: 256, height: 256, entropy: false) }
         let e = try milliseconds { _ = try scaled.smartCropOrigin(width: 256, height: 256, entropy: true) }
         let c = try milliseconds { _ = try fitted.dominantColor() }
+        let x = try milliseconds { _ = try scaled.pixels(.rgba8) }
+        exports.append(x)
         attention.append(a)
         entropy.append(e)
         colour.append(c)
-        print(String(format: "%@\t%dx%d\tattention %.3f ms\tentropy %.3f ms\tdominantColor %.3f ms",
-                     (path as NSString).lastPathComponent, scaled.width, scaled.height, a, e, c))
+        print(String(format: "%@\t%dx%d\tattention %.3f ms\tentropy %.3f ms\tdominantColor %.3f ms\t(export alone %.3f ms)",
+                     (path as NSString).lastPathComponent, scaled.width, scaled.height, a, e, c, x))
     } catch {
         print("\((path as NSString).lastPathComponent)\tfailed: \(error)")
     }
 }
 func median(_ values: [Double]) -> Double { values.isEmpty ? 0 : values.sorted()[values.count / 2] }
-print(String(format: "median over %d photos: attention %.3f ms, entropy %.3f ms, dominantColor %.3f ms per 256 px thumbnail",
-             attention.count, median(attention), median(entropy), median(colour)))
+print(String(format: "median over %d photos: attention %.3f ms, entropy %.3f ms, dominantColor %.3f ms per 256 px thumbnail (the pixel export alone %.3f ms)",
+             attention.count, median(attention), median(entropy), median(colour), median(exports)))

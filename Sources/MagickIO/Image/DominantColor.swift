@@ -85,7 +85,7 @@ enum DominantColor {
                         sums[bin * 3 + 1] += Int32(g)
                         sums[bin * 3 + 2] += Int32(b)
                         opaque += 1
-                        if Int(max(r, g, b)) - Int(min(r, g, b)) >= greyChroma { colourful += 1 }
+                        if Int(Swift.max(Swift.max(r, g), b)) - Int(Swift.min(Swift.min(r, g), b)) >= greyChroma { colourful += 1 }
                     }
                 }
             }
@@ -101,7 +101,7 @@ enum DominantColor {
             guard counts[bin] > 0 else { return false }
             guard skipsGrey else { return true }
             let (r, g, b) = mean(bin)
-            return Int(max(r, g, b) - min(r, g, b)) >= greyChroma
+            return Int(Swift.max(Swift.max(r, g), b) - Swift.min(Swift.min(r, g), b)) >= greyChroma
         }
         var best = -1, bestScore = Int32(0)
         for bin in 0..<4096 where eligible(bin) {

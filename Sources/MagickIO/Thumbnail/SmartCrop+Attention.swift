@@ -76,26 +76,35 @@ struct SaliencyMap {
         let width = (pixels.width + cell - 1) / cell
         let height = (pixels.height + cell - 1) / cell
         let count = width * height
-        // Sums over each cell: luminance, its square, colour, skin, opacity and pixels.
-        var luma = [Float](repeating: 0, count: count), luma2 = luma, colour = luma, skinSum = luma, weight = luma
-        pixels.rgba.withUnsafeBufferPointer { rgba in
-            for row in 0..<pixels.height {
-                let base = (row / cell) * width
-                for column in 0..<pixels.width {
-                    let p = (row * pixels.width + column) * 4
-                    let r = Float(rgba[p]) / 255, g = Float(rgba[p + 1]) / 255, b = Float(rgba[p + 2]) / 255
-                    let a = Float(rgba[p + 3]) / 255
-                    let y = 0.299 * r + 0.587 * g + 0.114 * b
-                    let i = base + column / cell
-                    luma[i] += y * a
-                    luma2[i] += y * y * a
-                    weight[i] += a
-                    // Saturation as the spread of the channels; green counts half.
-                    let spread = max(r, g, b) - min(r, g, b)
-                    colour[i] += (g > r && g > b ? spread / 2 : spread) * a
-                    skinSum[i] += Self.skinLikeness(r, g, b, luma: y) * a
+        // Sums over each cell: luminance, its square, colour, skin and opacity, five to a cell.
+        let fields = 5
+        var sums = [Float](repeating: 0, count: count * fields)
+        sums.withUnsafeMutableBufferPointer { sums in
+            pixels.rgba.withUnsafeBufferPointer { rgba in
+                for row in 0..<pixels.height {
+                    let base = (row / cell) * width
+                    for column in 0..<pixels.width {
+                        let p = (row * pixels.width + column) * 4
+                        let r = Float(rgba[p]) / 255, g = Float(rgba[p + 1]) / 255, b = Float(rgba[p + 2]) / 255
+                        let a = Float(rgba[p + 3]) / 255
+                        let y = 0.299 * r + 0.587 * g + 0.114 * b
+                        let i = (base + column / cell) * fields
+                        sums[i] += y * a
+                        sums[i + 1] += y * y * a
+                        // Saturation as the spread of the channels; green counts half.
+                        let spread = Swift.max(Swift.max(r, g), b) - Swift.min(Swift.min(r, g), b)
+                        sums[i + 2] += (g > r && g > b ? spread / 2 : spread) * a
+                        sums[i + 3] += Self.skinLikeness(r, g, b, luma: y) * a
+                        sums[i + 4] += a
+                    }
                 }
             }
+        }
+        var colour = [Float](repeating: 0, count: count), skinSum = colour, weight = colour
+        var luma = colour, luma2 = colour
+        for i in 0..<count {
+            let j = i * fields
+            (luma[i], luma2[i], colour[i], skinSum[i], weight[i]) = (sums[j], sums[j + 1], sums[j + 2], sums[j + 3], sums[j + 4])
         }
         var meanLuma = [Float](repeating: 0, count: count)
         var detail = meanLuma
@@ -131,9 +140,10 @@ struct SaliencyMap {
         guard luma > 0.2, luma < 0.95 else { return 0 }
         let length = (r * r + g * g + b * b).squareRoot()
         guard length > 0 else { return 0 }
-        let dr = r / length - 0.78, dg = g / length - 0.57, db = b / length - 0.44
-        let distance = (dr * dr + dg * dg + db * db).squareRoot()
-        return max(0, 1 - distance / 0.2)
+        // |c/|c| - s|² = 1 + |s|² - 2 c·s/|c|: the distance's square root only for the few near skin.
+        let squared = 1 + 1.1269 - 2 * (0.78 * r + 0.57 * g + 0.44 * b) / length
+        guard squared < 0.04 else { return 0 }
+        return max(0, 1 - max(squared, 0).squareRoot() / 0.2)
     }
 
     /// The top left cell of the `size` window holding the most saliency (rows weighted down the
