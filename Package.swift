@@ -35,11 +35,14 @@ let package = Package(
         // libjpeg-turbo, libpng and libwebp (the libraries ImageMagick reads these formats with)
         // into the resampler. C only where the libraries' setjmp error handling or their
         // incremental state needs it; headers from libjpeg62-turbo-dev, libpng-dev, libwebp-dev;
-        // zlib (zlib1g-dev) counts what metadata inflates to.
+        // zlib (zlib1g-dev) counts what metadata inflates to. Animations (GIF and WebP in and
+        // out, one frame at a time): giflib (libgif-dev), libwebp's demux and mux libraries
+        // (libwebpdemux, libwebpmux: in libwebp-dev).
         .target(
             name: "CCodecs",
             path: "Sources/CCodecs",
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("webp"), .linkedLibrary("z")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("webp"), .linkedLibrary("z"),
+                             .linkedLibrary("gif"), .linkedLibrary("webpdemux"), .linkedLibrary("webpmux")]
         ),
         // The counting allocator under ImageMagick's heap (SetMagickMemoryMethods), which holds
         // each decode to its share: C because it runs on every ImageMagick allocation. libc only.

@@ -4,7 +4,8 @@ import MagickIO
 
 /// What became of one job.
 enum Outcome: Sendable {
-    case done(width: Int, height: Int)
+    /// `frames`: above 1 for an animated thumbnail.
+    case done(width: Int, height: Int, frames: Int = 1)
     case failed(MagickIOError)
 }
 
@@ -30,15 +31,17 @@ final class Reporter: @unchecked Sendable {
     func report(_ job: Job, outcome: Outcome) {
         lock.withLock {
             switch outcome {
-            case .done(let width, let height):
+            case .done(let width, let height, let frames):
                 doneCount += 1
                 if json {
-                    writeOutput(JSONLine.line([
+                    var fields: [(String, JSONLine)] = [
                         ("input", .string(job.input)),
                         ("output", .string(job.output)),
                         ("width", .int(width)),
                         ("height", .int(height)),
-                    ]))
+                    ]
+                    if frames > 1 { fields.append(("frames", .int(frames))) }
+                    writeOutput(JSONLine.line(fields))
                 }
             case .failed(let error):
                 failedCount += 1

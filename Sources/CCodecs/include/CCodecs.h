@@ -160,4 +160,7 @@ int mio_webp_finish(mio_webp *webp);
 const uint8_t *mio_webp_icc(const mio_webp *webp, size_t *length);
 const char *mio_webp_message(const mio_webp *webp);
 
+// Animations: GIF (giflib) and animated WebP (libwebpdemux, libwebpmux), in and out.
+#include "CAnimation.h"
+
 #endif

@@ -67,6 +67,8 @@ extension ImageSource {
         //    the limits allow, and refuse it when the thumbnail keeps it.
         //    The cost limits come first: a file they refuse is never walked or copied.
         let interrupt = interrupt ?? decodingOptions.timeLimit.map { Interrupt(timeLimit: $0) }
+        // An animated GIF or WebP: its frames composited one at a time (AnimatedThumbnail.swift).
+        if let image = try compositedThumbnail(plan, at: index, options: options, interrupt: interrupt) { return image }
         let stream = streamPlan(plan, at: index, options: options)
         if let stream { try checkLimits(stream) } else { try checkLimits(frame: index, jpegHint: plan.hint) }
         let input = try decoderInput(keeping: MetadataUse(options))
@@ -156,6 +158,10 @@ extension ImageSource {
     func thumbnailCost(_ request: ThumbnailRequest, at index: Int, allowUpscale: Bool,
                        options: ThumbnailOptions = ThumbnailOptions()) throws(MagickIOError) -> Int {
         let plan = try thumbnailPlan(request, at: index, allowUpscale: allowUpscale)
+        if let composite = compositedPlan(plan, at: index, options: options) {
+            try checkLimits(stored: composite.canvas, composite.estimate, byImageMagick: false)
+            return composite.estimate.bytes
+        }
         if let stream = streamPlan(plan, at: index, options: options) {
             try checkLimits(stream)
             return stream.estimate.bytes

@@ -1,0 +1,18 @@
+extension Image {
+    /// The number of frames: above 1 for an animated thumbnail (``ThumbnailOptions/animated``), 1
+    /// for a still image.
+    ///
+    /// ```swift
+    /// let anim = try source.thumbnail(maxPixelSize: 128, options: ThumbnailOptions(animated: true))
+    /// let webp = try anim.encoded(as: .webp(quality: 80))  // animated, anim.frameCount frames
+    /// ```
+    public var frameCount: Int { animation?.count ?? 1 }
+
+    /// How long each frame shows, as the file says (a GIF's hundredths of a second, a WebP's
+    /// milliseconds); empty for a still image.
+    public var frameDelays: [Duration] { animation?.delays ?? [] }
+
+    /// How many times the animation plays: 0 forever. A GIF without a NETSCAPE2.0 loop extension
+    /// plays once (1); a still image has 0.
+    public var loopCount: Int { animation?.loopCount ?? 0 }
+}
