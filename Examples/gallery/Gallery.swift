@@ -67,8 +67,9 @@ struct Gallery: Sendable {
     private func thumbnail(_ request: Request, _ context: GalleryContext, path: Substring) async throws -> Response {
         let entry = try entry(path)
         let size = try size(of: request)
-        let format = OutputFormat(accept: request.headers[.accept])
-        guard let key = ThumbnailService.Key(file: entry.file, size: size, format: format) else {
+        let animated = ThumbnailService.isAnimated(file: entry.file)
+        let format = OutputFormat(accept: request.headers[.accept], animated: animated)
+        guard let key = ThumbnailService.Key(file: entry.file, size: size, format: format, animated: animated) else {
             throw GalleryError.notFound(String(path))
         }
         var headers: HTTPFields = [.eTag: key.etag, .vary: "Accept", .cacheControl: "no-cache"]

@@ -111,14 +111,14 @@ extension ImageSource {
             if warnings.isEmpty { warnings.append(reason) }
             pixels.removeLast(pixels.count - delays.count * frameBytes)
         }
-        let frames = AnimationFrames(width: size.width, height: size.height, pixels: pixels, delays: delays, loopCount: loopCount)
+        let animation = AnimationFrames(width: size.width, height: size.height, pixels: pixels, delays: delays, loopCount: loopCount)
         return try withInterruptibleWand(interrupt) { wand, _ throws(MagickIOError) -> Image in
-            try frames.withFrame(0) { (frame) throws(MagickIOError) in
-                try wand.place(rgba: frame, width: size.width, height: size.height)
+            try animation.withFrame(0) { (frame) throws(MagickIOError) in
+                try wand.place(rgba: frame, width: size.width, height: size.height, alpha: frames[0].hasAlpha)
             }
             try wand.describe(format: format, resolution: nil)
             try wand.normalizeForThumbnail(options)
-            return Image(wand: wand.clone(), orientation: .up, warnings: warnings, decoder: decoderName, animation: frames)
+            return Image(wand: wand.clone(), orientation: .up, warnings: warnings, decoder: decoderName, animation: animation)
         }
     }
 
@@ -144,9 +144,10 @@ extension ImageSource {
         }
         let orientation = frames[index].orientation
         let resolution = frames[index].resolution
+        let alpha = frames[index].hasAlpha
         return try withInterruptibleWand(interrupt) { wand, _ throws(MagickIOError) -> Image in
             try pixels.withUnsafeBufferPointer { (buffer) throws(MagickIOError) in
-                try wand.place(rgba: buffer.baseAddress!, width: size.width, height: size.height)
+                try wand.place(rgba: buffer.baseAddress!, width: size.width, height: size.height, alpha: alpha)
             }
             try wand.describe(format: format, resolution: resolution)
             return try Self.buildThumbnail(wand, plan.geometry, stored: size, orientation: orientation, options: options,

@@ -33,11 +33,12 @@ enum FrameResize {
 }
 
 extension Wand {
-    /// Replaces the wand's image with `width` x `height` pixels of 8-bit straight RGBA, without an
-    /// alpha channel when every pixel is opaque (as ImageMagick's coders decode such a frame).
-    func place(rgba: UnsafePointer<UInt8>, width: Int, height: Int) throws(MagickIOError) {
-        var opaque = true
-        for i in 0..<(width * height) where rgba[i * 4 + 3] != 255 {
+    /// Replaces the wand's image with `width` x `height` pixels of 8-bit straight RGBA, with an
+    /// alpha channel when `alpha` (the header says the frame has one, as ImageMagick's coder then
+    /// gives it) or when a pixel is not opaque.
+    func place(rgba: UnsafePointer<UInt8>, width: Int, height: Int, alpha: Bool) throws(MagickIOError) {
+        var opaque = !alpha
+        for i in 0..<(width * height) where opaque && rgba[i * 4 + 3] != 255 {
             opaque = false
             break
         }
