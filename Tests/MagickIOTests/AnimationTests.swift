@@ -63,6 +63,7 @@ struct AnimationTests {
             #expect(own.decoder == (name.hasSuffix(".gif") ? .giflib : .libwebp))
             let reference = try source.thumbnail(maxPixelSize: 40, at: frame, options: imageMagick)
             #expect(reference.decoder == .imageMagick)
+            #expect(own.properties.hasAlpha == reference.properties.hasAlpha, "frame \(frame)")
             for (probeFrame, x, y, colour) in AnimationProbes.dispose where probeFrame == frame {
                 let seen = try AnimationProbes.pixel(own, x: x, y: y)
                 #expect(AnimationProbes.near(seen, colour), "frame \(frame) at (\(x), \(y)): \(seen)")
@@ -71,7 +72,7 @@ struct AnimationTests {
         }
     }
 
-    @Test("JPEG and PNG take an animated thumbnail's frame 0; a still image is one frame without delays")
+    @Test("JPEG and PNG take an animated thumbnail's frame 0; a still image is one frame without delays, and its GIF one frame")
     func stillFormats() throws {
         let thumb = try Fixture.source("anim-dispose.gif").thumbnail(maxPixelSize: 40, options: Self.animated)
         let png = try ImageSource(data: try thumb.encoded(as: .png))
@@ -79,6 +80,10 @@ struct AnimationTests {
         #expect(AnimationProbes.near(try AnimationProbes.pixel(try png.image(), x: 30, y: 30), AnimationProbes.red))
         let still = try Fixture.source("photo.jpg").thumbnail(maxPixelSize: 64, options: Self.animated)
         #expect(still.frameCount == 1 && still.frameDelays.isEmpty && still.loopCount == 0)
+        // A still image's GIF is giflib's too (ImageMagick's GIF writer is outside the policy).
+        let gif = try ImageSource(data: try still.encoded(as: .gif))
+        #expect(gif.format == .gif && gif.count == 1)
+        #expect(try gif.properties(at: 0).pixelWidth == 64 && gif.properties(at: 0).pixelHeight == 48)
     }
 
     @Test("maxFrameCount caps the frames an animated thumbnail decodes")

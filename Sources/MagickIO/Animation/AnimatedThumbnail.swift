@@ -144,10 +144,11 @@ extension ImageSource {
         }
         let orientation = frames[index].orientation
         let resolution = frames[index].resolution
-        let alpha = frames[index].hasAlpha
         return try withInterruptibleWand(interrupt) { wand, _ throws(MagickIOError) -> Image in
             try pixels.withUnsafeBufferPointer { (buffer) throws(MagickIOError) in
-                try wand.place(rgba: buffer.baseAddress!, width: size.width, height: size.height, alpha: alpha)
+                // An alpha channel, opaque or not, as ImageMagick's path composites an animation's
+                // frame on a transparent canvas (``Wand/keepCompositedLastFrame()``).
+                try wand.place(rgba: buffer.baseAddress!, width: size.width, height: size.height, alpha: true)
             }
             try wand.describe(format: format, resolution: resolution)
             return try Self.buildThumbnail(wand, plan.geometry, stored: size, orientation: orientation, options: options,

@@ -22,8 +22,8 @@ public enum EncodingFormat: Sendable, Hashable {
     /// AVIF (AV1, through libheif's aom encoder) at `quality` 1...100, alpha kept; 8-bit, chroma
     /// 4:4:4 from quality 90 up and 4:2:0 below.
     case avif(quality: Int)
-    /// GIF: at most 256 colours a frame (giflib's median cut beyond), alpha as on or off. An
-    /// animated thumbnail is written by giflib as an animated GIF; a still image by ImageMagick.
+    /// GIF through giflib: at most 255 colours a frame (giflib's median cut beyond), alpha on or
+    /// off; an animated thumbnail as an animated GIF. Pixels are written upright, without metadata.
     case gif
 
     /// The ImageMagick coder name.
@@ -81,6 +81,7 @@ public enum EncodingFormat: Sendable, Hashable {
     /// `heif_have_encoder_for_format` for HEIC and AVIF.
     public var isAvailable: Bool {
         if let heifCodec { return HEIFEncoder.isAvailable(heifCodec) }
+        if self == .gif { return true }  // giflib, linked
         return MagickFormats.hasEncoder(magickName)
     }
 }

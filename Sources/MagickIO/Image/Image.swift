@@ -89,7 +89,9 @@ public struct Image: Sendable {
     }
 
     func encodedData(as format: EncodingFormat, metadata: MetadataPolicy) throws(MagickIOError) -> Data {
-        if let animation, let data = try animation.encoded(as: format) { return data }
+        // Animated WebP and GIF, and any GIF: written frame by frame (AnimationWriter).
+        let frames = if let animation { animation } else { try stillGIF(format) }
+        if let frames, let data = try frames.encoded(as: format) { return data }
         guard format.isAvailable else {
             let coder = format.heifCodec == nil ? "ImageMagick" : "libheif"
             throw MagickIOError(.encodingFailed, "this \(coder) has no \(format.magickName) encoder")
