@@ -6,7 +6,7 @@ import Foundation
 /// frame's delay and the loop count. Neither file is larger than it needs: `WebPAnimEncoder`
 /// writes each frame as the sub-rectangle that changed (and chooses key frames itself); the GIF
 /// writer writes the changed rectangle too, its unchanged pixels transparent, with a palette of
-/// the frame's own colours when it has at most 255 and giflib's median cut otherwise.
+/// the frame's own colours when it has at most 255 and giflib's median cut (refined) otherwise.
 enum AnimationWriter {
     /// Animated WebP, lossy at `quality` (1...100), alpha kept losslessly. Delays are whole
     /// milliseconds. Two identical frames in a row become one frame showing for both delays.
