@@ -40,6 +40,19 @@ struct AnimationTests {
         }
     }
 
+    @Test("interlaced frames with local colour tables come out in place")
+    func interlaced() throws {
+        // anim-once.gif: frame n's pixel (x, y) is local colour (x / 4 + y / 4 + n) % 4.
+        let colours: [AnimationProbes.RGBA] = [(0, 0, 0, 255), (255, 128, 0, 255), (0, 128, 255, 255), (128, 0, 255, 255)]
+        let thumb = try Fixture.source("anim-once.gif").thumbnail(maxPixelSize: 16, options: Self.animated)
+        for frame in 0..<3 {
+            for (x, y) in [(0, 0), (5, 1), (1, 6), (9, 13), (15, 15), (2, 11)] {
+                let seen = AnimationProbes.pixel(thumb, frame: frame, x: x, y: y)
+                #expect(AnimationProbes.near(seen, colours[(x / 4 + y / 4 + frame) % 4]), "frame \(frame) at (\(x), \(y)): \(seen)")
+            }
+        }
+    }
+
     @Test("the animated GIF and WebP written show the same frames", arguments: [EncodingFormat.gif, .webp(quality: 100)])
     func writtenFrames(format: EncodingFormat) throws {
         let thumb = try Fixture.source("anim-dispose.gif").thumbnail(maxPixelSize: 40, options: Self.animated)
