@@ -46,7 +46,7 @@ public struct ThumbnailOptions: Sendable, Hashable {
 
     /// Whether an animated GIF or WebP keeps all its frames (at most
     /// ``DecodingOptions/maxFrameCount``): each composited, resampled to the thumbnail size, with
-    /// its delay and the loop count, for ``Image/encoded(as:metadata:)`` to write as an animated
+    /// its delay and the loop count, for ``Image/encoded(as:metadata:)-8qo3b`` to write as an animated
     /// WebP or GIF (see <doc:AnimatedThumbnails>). Default false: the thumbnail is the frame asked for.
     public var animated: Bool
 
