@@ -163,3 +163,8 @@ rm -rf "$work"
 # Odd-but-valid and damaged files of the kinds real collections hold, one per class the sweep
 # found (scripts/world-fixtures.py says what each one is).
 python3 ../../../scripts/world-fixtures.py .
+
+# Animations (AnimationTests): GIFs written byte by byte with known rectangles, disposals, delays
+# and loop extensions, and gif2webp's animated WebP of the first (frames blended and disposed).
+python3 ../../../scripts/animation-fixtures.py .
+gif2webp -quiet anim-dispose.gif -o anim-dispose.webp
