@@ -37,11 +37,14 @@ let package = Package(
         // their incremental state or their callbacks need it; headers from libjpeg62-turbo-dev,
         // libpng-dev, libwebp-dev, libtiff-dev; zlib (zlib1g-dev) counts what metadata inflates to;
         // ISA-L (libisal-dev) inflates a PNG's image data (png_inflate.c) about twice as fast as zlib.
+        // Animations (GIF and WebP in and out, one frame at a time): giflib (libgif-dev), libwebp's
+        // demux and mux libraries (libwebpdemux, libwebpmux: in libwebp-dev).
         .target(
             name: "CCodecs",
             path: "Sources/CCodecs",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("webp"), .linkedLibrary("tiff"),
-                             .linkedLibrary("z"), .linkedLibrary("isal")]
+                             .linkedLibrary("z"), .linkedLibrary("isal"), .linkedLibrary("gif"), .linkedLibrary("webpdemux"),
+                             .linkedLibrary("webpmux")]
         ),
         // The counting allocator under ImageMagick's heap (SetMagickMemoryMethods), which holds
         // each decode to its share: C because it runs on every ImageMagick allocation. libc only.

@@ -68,8 +68,9 @@ struct Gallery: Sendable {
         let entry = try entry(path)
         let size = try size(of: request)
         let crop = try crop(of: request)
-        let format = OutputFormat(accept: request.headers[.accept])
-        guard let key = ThumbnailService.Key(file: entry.file, size: size, format: format, crop: crop) else {
+        let animated = ThumbnailService.isAnimated(file: entry.file)
+        let format = OutputFormat(accept: request.headers[.accept], animated: animated)
+        guard let key = ThumbnailService.Key(file: entry.file, size: size, format: format, crop: crop, animated: animated) else {
             throw GalleryError.notFound(String(path))
         }
         var headers: HTTPFields = [.eTag: key.etag, .vary: "Accept", .cacheControl: "no-cache"]

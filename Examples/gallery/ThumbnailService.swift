@@ -21,15 +21,19 @@ final class ThumbnailService: Sendable {
     struct Key: Sendable {
         var tag: String
         var format: OutputFormat
+        /// Every frame of an animated GIF or WebP, written as an animated WebP or GIF.
+        var animated: Bool
 
-        /// `crop`: a square fill cropped that way (nil: fitted into `size`).
-        init?(file: String, size: Int, format: OutputFormat, crop: SquareCrop? = nil) {
+        /// `crop`: a square fill cropped that way (nil: fitted into `size`); `animated`: every
+        /// frame of an animated GIF or WebP.
+        init?(file: String, size: Int, format: OutputFormat, crop: SquareCrop? = nil, animated: Bool = false) {
             var info = stat()
             guard stat(file, &info) == 0 else { return nil }
             let identity = "\(file)|\(info.st_dev)|\(info.st_ino)|\(info.st_size)|\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
             let request = crop.map { "\(size)|fill-\($0.rawValue)" } ?? "\(size)"
-            tag = String(fnv1a("\(identity)|\(request)|\(format.fileExtension)"), radix: 16)
+            tag = String(fnv1a("\(identity)|\(request)|\(format.fileExtension)\(animated ? "|animated" : "")"), radix: 16)
             self.format = format
+            self.animated = animated
         }
 
         /// The `ETag` header's value.
@@ -43,7 +47,7 @@ final class ThumbnailService: Sendable {
 
     /// Makes the thumbnail of `file`, caches it and returns its bytes.
     func make(_ key: Key, file: String, size: Int, crop: SquareCrop? = nil) async throws -> Data {
-        let image = try await thumbnail(of: URL(fileURLWithPath: file), size: size, crop: crop)
+        let image = try await thumbnail(of: URL(fileURLWithPath: file), size: size, crop: crop, animated: key.animated)
         let data = try await image.encoded(as: key.format.encoding)
         // Written whole then renamed: a reader never sees half a file.
         try? data.write(to: cacheFile(key), options: .atomic)
@@ -51,13 +55,19 @@ final class ThumbnailService: Sendable {
     }
 
     /// A thumbnail of the file at `url` through the gate and the shared thumbnailer: fitted into
-    /// `size` x `size`, or filling it, cropped as `crop` says.
-    func thumbnail(of url: URL, size: Int, crop: SquareCrop? = nil) async throws(MagickIOError) -> Image {
-        guard let crop else { return try await throughGate { thumbnailer.thumbnails(of: [url], maxPixelSize: size) } }
+    /// `size` x `size`, or filling it, cropped as `crop` says; every frame when `animated`.
+    func thumbnail(of url: URL, size: Int, crop: SquareCrop? = nil, animated: Bool = false) async throws(MagickIOError) -> Image {
+        let options = ThumbnailOptions(crop: crop?.option ?? .center, animated: animated)
+        guard crop != nil else { return try await throughGate { thumbnailer.thumbnails(of: [url], maxPixelSize: size, options: options) } }
         return try await throughGate {
-            thumbnailer.thumbnails(of: [url], size: ImageSize(width: size, height: size), mode: .fill,
-                                   options: ThumbnailOptions(crop: crop.option))
+            thumbnailer.thumbnails(of: [url], size: ImageSize(width: size, height: size), mode: .fill, options: options)
         }
+    }
+
+    /// Whether the file is an animated GIF or WebP (its headers only), served animated.
+    static func isAnimated(file: String) -> Bool {
+        guard let source = try? ImageSource(url: URL(fileURLWithPath: file)) else { return false }
+        return (source.format == .gif || source.format == .webp) && source.count > 1
     }
 
     /// A thumbnail of a source already open (an upload's), as `thumbnail(of:size:)`.
@@ -96,9 +106,10 @@ enum SquareCrop: String, Sendable, CaseIterable {
     }
 }
 
-/// A thumbnail's encoding, chosen from the request's `Accept`: AVIF, then WebP, then JPEG.
+/// A thumbnail's encoding, chosen from the request's `Accept`: AVIF, then WebP, then JPEG; for an
+/// animation, WebP when the client accepts it and GIF otherwise.
 enum OutputFormat: Sendable, Hashable {
-    case jpeg, webp, avif
+    case jpeg, webp, avif, gif
 
     var encoding: EncodingFormat {
         switch self {
@@ -106,6 +117,7 @@ enum OutputFormat: Sendable, Hashable {
         case .webp: .webp(quality: 80)
         // AV1 holds up at a lower number than JPEG; 60 is the contract's own example.
         case .avif: .avif(quality: 60)
+        case .gif: .gif
         }
     }
 
@@ -116,12 +128,27 @@ enum OutputFormat: Sendable, Hashable {
         case .jpeg: "image/jpeg"
         case .webp: "image/webp"
         case .avif: "image/avif"
+        case .gif: "image/gif"
         }
     }
 
     /// The format `accept` rates highest (its q-value; a tie goes to AVIF, then WebP) among those
     /// this machine can write. AVIF and WebP must be named: `image/*` and `*/*` count for JPEG
     /// only, since a client that names neither may not decode them.
+    init(accept: String?, animated: Bool) {
+        let still = OutputFormat(accept: accept)
+        self = !animated ? still : still == .webp || OutputFormat.accepts(accept, "image/webp") ? .webp : .gif
+    }
+
+    /// Whether `accept` names `type` with a q-value above 0.
+    private static func accepts(_ accept: String?, _ type: String) -> Bool {
+        (accept ?? "").split(separator: ",").contains { item in
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            let q = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            return parts.first == type && q > 0
+        }
+    }
+
     init(accept: String?) {
         var rating: [OutputFormat: Double] = [:]
         for item in (accept ?? "").split(separator: ",") {

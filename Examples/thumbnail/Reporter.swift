@@ -4,7 +4,8 @@ import MagickIO
 
 /// What became of one job.
 enum Outcome: Sendable {
-    case done(width: Int, height: Int, crop: ImageRect? = nil)
+    /// `crop`: the window a fill cut, in the source's pixels; `frames`: above 1 for an animated thumbnail.
+    case done(width: Int, height: Int, crop: ImageRect? = nil, frames: Int = 1)
     case failed(MagickIOError)
 }
 
@@ -31,7 +32,7 @@ final class Reporter: @unchecked Sendable {
     func report(_ job: Job, outcome: Outcome) {
         lock.withLock {
             switch outcome {
-            case .done(let width, let height, let crop):
+            case .done(let width, let height, let crop, let frames):
                 doneCount += 1
                 if json {
                     var members: [(String, JSONLine)] = [
@@ -44,6 +45,7 @@ final class Reporter: @unchecked Sendable {
                         members.append(("crop", .object([("x", .int(crop.x)), ("y", .int(crop.y)),
                                                          ("width", .int(crop.width)), ("height", .int(crop.height))])))
                     }
+                    if frames > 1 { members.append(("frames", .int(frames))) }
                     writeOutput(JSONLine.line(members))
                 }
             case .failed(let error):

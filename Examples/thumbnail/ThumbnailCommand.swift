@@ -5,7 +5,7 @@ import MagickIO
 
 /// The output formats `--format` takes.
 enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
-    case jpeg, png, webp, avif
+    case jpeg, png, webp, avif, gif
 
     init?(argument: String) {
         switch argument.lowercased() {
@@ -13,6 +13,7 @@ enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
         case "png": self = .png
         case "webp": self = .webp
         case "avif": self = .avif
+        case "gif": self = .gif
         default: return nil
         }
     }
@@ -25,6 +26,7 @@ enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
         case .png: .png
         case .webp: .webp(quality: quality)
         case .avif: .avif(quality: quality)
+        case .gif: .gif
         }
     }
 }
@@ -54,7 +56,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
             webp tif tiff heic heif hif avif avifs heics bmp, any case), skipping the output directory. With no \
             INPUT the bundled sample images are used.
 
-            Thumbnails go to DIR/<path below the input, without extension>.<jpg|png|webp|avif>; inputs \
+            Thumbnails go to DIR/<path below the input, without extension>.<jpg|png|webp|avif|gif>; inputs \
             that would share an output get -2, -3, ... in input order.
 
             Exit status: 0 when every input was done, 1 when some failed (the others are still \
@@ -71,8 +73,15 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Directory the thumbnails are written to.", valueName: "DIR"))
     var output: String = "thumbnails"
 
-    @Option(name: .long, help: ArgumentHelp("Output format (AVIF through libheif, alpha kept).", valueName: "jpeg|png|webp|avif"))
-    var format: OutputFormat = .jpeg
+    @Option(name: .long, help: ArgumentHelp(
+        "Output format (AVIF through libheif, alpha kept; default jpeg, webp with --animated).", valueName: "jpeg|png|webp|avif|gif"))
+    var format: OutputFormat?
+
+    @Flag(name: .long, help: "Keep an animated GIF's or WebP's frames: an animated WebP or GIF out (JPEG, PNG, AVIF take frame 0).")
+    var animated = false
+
+    /// The format written: --format's, or JPEG (WebP for --animated).
+    var outputFormat: OutputFormat { format ?? (animated ? .webp : .jpeg) }
 
     @Option(name: .long, help: ArgumentHelp("JPEG, WebP and AVIF quality, 1...100 (AVIF keeps full chroma from 90 up).", valueName: "Q"))
     var quality: Int = 85
@@ -103,8 +112,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
         guard (1...100).contains(quality) else {
             throw ValidationError("--quality must be in 1...100 (got \(quality)).")
         }
-        guard format.encoding(quality: quality).isAvailable else {
-            throw ValidationError("this machine cannot write \(format.rawValue) (no encoder).")
+        guard outputFormat.encoding(quality: quality).isAvailable else {
+            throw ValidationError("this machine cannot write \(outputFormat.rawValue) (no encoder).")
         }
         if let jobs, jobs < 1 {
             throw ValidationError("--jobs must be at least 1 (got \(jobs)).")
@@ -131,11 +140,11 @@ struct ThumbnailCommand: AsyncParsableCommand {
         }
 
         let plan = JobPlan.make(
-            arguments: arguments, outputDirectory: output, fileExtension: format.encoding(quality: quality).fileExtension)
+            arguments: arguments, outputDirectory: output, fileExtension: outputFormat.encoding(quality: quality).fileExtension)
         let reporter = Reporter(
             total: plan.jobs.count, json: json,
             showsProgress: isatty(STDERR_FILENO) != 0)
-        let encoding = format.encoding(quality: quality)
+        let encoding = outputFormat.encoding(quality: quality)
         for job in plan.jobs {
             if let error = job.plannedError { reporter.report(job, outcome: .failed(error)) }
         }
@@ -145,7 +154,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
         let thumbnailer = Thumbnailer(maxConcurrentJobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, memoryBudget: decoding.options.memoryBudget,
                                       decodingOptions: decoding.options)
         let inputs = runnable.map { URL(fileURLWithPath: $0.input) }
-        let options = ThumbnailOptions(embedded: embedded.option, crop: sizing.crop.crop)
+        let options = ThumbnailOptions(embedded: embedded.option, crop: sizing.crop.crop, animated: animated)
         let results = if let box = sizing.box(side: maxPixelSize) {
             thumbnailer.thumbnails(of: inputs, size: box, mode: sizing.mode.mode, options: options)
         } else {
@@ -156,7 +165,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
             do {
                 let thumbnail = try result.result.get()
                 try await thumbnail.write(to: URL(fileURLWithPath: job.output), as: encoding)
-                reporter.report(job, outcome: .done(width: thumbnail.width, height: thumbnail.height, crop: thumbnail.cropRect))
+                reporter.report(job, outcome: .done(width: thumbnail.width, height: thumbnail.height, crop: thumbnail.cropRect,
+                                                    frames: thumbnail.frameCount))
             } catch let error as MagickIOError {
                 reporter.report(job, outcome: .failed(error))
             }

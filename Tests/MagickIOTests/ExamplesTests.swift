@@ -164,7 +164,7 @@ struct ExamplesTests {
         ["--quality", "0"],
         ["--quality", "101"],
         ["--jobs", "0"],
-        ["--format", "gif"],
+        ["--format", "bmp"],
         ["--bogus"],
         ["--output"],
         ["--memory-budget", "0"],

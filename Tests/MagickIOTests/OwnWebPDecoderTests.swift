@@ -47,12 +47,12 @@ struct OwnWebPDecoderTests {
         }
     }
 
-    @Test("an animation stays on ImageMagick's path, composited on its canvas")
+    @Test("an animation's frame is composited on its canvas by libwebp's WebPAnimDecoder, as ImageMagick's path composites it")
     func animation() throws {
         let source = try Fixture.source("patches.webp")
         #expect(source.count > 1)
         let own = try source.thumbnail(maxPixelSize: 12)
-        #expect(own.decoder == .imageMagick)
+        #expect(own.decoder == .libwebp)
         try OwnPathParity.expectSame(own, try source.thumbnail(maxPixelSize: 12, options: .imageMagickOnly), "patches.webp")
     }
 

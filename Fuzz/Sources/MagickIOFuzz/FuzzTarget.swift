@@ -21,7 +21,9 @@ enum Driver {
 /// Each input is opened with `ImageSource(data:)`, the properties of its first four frames are read,
 /// a 48-pixel thumbnail is made through MagickIO's own JPEG, PNG, WebP, TIFF and HEIF decoders and through
 /// ImageMagick's (their sizes must agree), and a 64-pixel thumbnail, from the picture and from any thumbnail the
-/// file embeds, with its dominant colour, and a 32x32 square cropped by attention (its crop inside the picture).
+/// file embeds, with its dominant colour, and a 32x32 square cropped by attention (its crop inside the picture),
+/// and for an animated GIF or WebP the animated thumbnail (giflib, libwebp's WebPAnimDecoder),
+/// written back as an animated WebP and GIF (WebPAnimEncoder, giflib).
 /// `MagickIOError`s of the kinds untrusted input may produce are the expected outcome and are
 /// swallowed; anything else ends the process so that libFuzzer keeps the input: a crash or
 /// sanitizer report (by itself), an error kind that bad input must never cause, or a thumbnail of
@@ -62,6 +64,25 @@ public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         if let rect = square.cropRect, rect.x < 0 || rect.y < 0 || rect.width < 1 || rect.height < 1
             || rect.x + rect.width > upright.orientedWidth || rect.y + rect.height > upright.orientedHeight {
             fatalError("\(source.format): crop \(rect) outside \(upright.orientedWidth)x\(upright.orientedHeight)")
+        }
+        // An animation's frames, composited one at a time, and written back: at most eight of them,
+        // so that a file of a thousand big frames stays within libFuzzer's timeout.
+        if source.count > 1 {
+            let firstFrames = try ImageSource(data: data, options: DecodingOptions(maxFrameCount: 8))
+            let animated = try firstFrames.thumbnail(maxPixelSize: 32, options: ThumbnailOptions(animated: true))
+            guard animated.frameCount >= 1, animated.frameCount <= firstFrames.count, animated.frameDelays.count == animated.frameCount
+                    || animated.frameCount == 1 else {
+                fatalError("an animated thumbnail of \(animated.frameCount) frames (\(animated.frameDelays.count) delays) from \(firstFrames.count)")
+            }
+            if animated.frameCount > 1 {
+                for format in [EncodingFormat.webp(quality: 50), .gif] {
+                    do {
+                        _ = try animated.encoded(as: format)
+                    } catch let error as MagickIOError {
+                        fatalError("writing an animated thumbnail as \(format) failed: \(error)")
+                    }
+                }
+            }
         }
     } catch let error as MagickIOError {
         switch error.kind {

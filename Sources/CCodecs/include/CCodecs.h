@@ -224,5 +224,7 @@ const uint8_t *mio_tiff_icc(mio_tiff *tiff, size_t *length);
 const char *mio_tiff_message(const mio_tiff *tiff);
 int mio_tiff_warnings(const mio_tiff *tiff);
 int mio_tiff_errors(const mio_tiff *tiff);
+// Animations: GIF (giflib) and animated WebP (libwebpdemux, libwebpmux), in and out.
+#include "CAnimation.h"
 
 #endif

@@ -22,6 +22,9 @@ public enum EncodingFormat: Sendable, Hashable {
     /// AVIF (AV1, through libheif's aom encoder) at `quality` 1...100, alpha kept; 8-bit, chroma
     /// 4:4:4 from quality 90 up and 4:2:0 below.
     case avif(quality: Int)
+    /// GIF through giflib: at most 255 colours a frame (giflib's median cut beyond), alpha on or
+    /// off; an animated thumbnail as an animated GIF. Pixels are written upright, without metadata.
+    case gif
 
     /// The ImageMagick coder name.
     var magickName: String {
@@ -31,6 +34,7 @@ public enum EncodingFormat: Sendable, Hashable {
         case .webp: "WEBP"
         case .heic: "HEIC"
         case .avif: "AVIF"
+        case .gif: "GIF"
         }
     }
 
@@ -42,19 +46,21 @@ public enum EncodingFormat: Sendable, Hashable {
         case .webp: "webp"
         case .heic: "heic"
         case .avif: "avif"
+        case .gif: "gif"
         }
     }
 
     var quality: Int? {
         switch self {
         case .jpeg(let quality), .webp(let quality), .heic(let quality), .avif(let quality): quality
-        case .png: nil
+        case .png, .gif: nil
         }
     }
 
     /// Whether a file written in this format really keeps an image's alpha channel: true for PNG,
-    /// WebP, HEIC and AVIF (the last two write it as an auxiliary alpha image); false for JPEG,
-    /// whose output is flattened onto white.
+    /// WebP, HEIC and AVIF (the last two write it as an auxiliary alpha image) and GIF (one
+    /// transparent colour: alpha below half is transparent); false for JPEG, whose output is
+    /// flattened onto white.
     public var keepsAlpha: Bool {
         if case .jpeg = self { return false }
         return true
@@ -65,7 +71,7 @@ public enum EncodingFormat: Sendable, Hashable {
         switch self {
         case .heic: .hevc
         case .avif: .av1
-        case .jpeg, .png, .webp: nil
+        case .jpeg, .png, .webp, .gif: nil
         }
     }
 
@@ -75,6 +81,7 @@ public enum EncodingFormat: Sendable, Hashable {
     /// `heif_have_encoder_for_format` for HEIC and AVIF.
     public var isAvailable: Bool {
         if let heifCodec { return HEIFEncoder.isAvailable(heifCodec) }
+        if self == .gif { return true }  // giflib, linked
         return MagickFormats.hasEncoder(magickName)
     }
 }

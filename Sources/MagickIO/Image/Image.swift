@@ -40,10 +40,16 @@ public struct Image: Sendable {
         case libwebp
         case libheif
         case libtiff
+        case giflib
     }
 
+    /// An animated thumbnail's frames (``ThumbnailOptions/animated``), frame 0 being the image's
+    /// own pixels; nil for a still image.
+    let animation: AnimationFrames?
+
     /// Wraps a wand holding exactly one image; the image takes ownership.
-    init(wand: Wand, orientation: Orientation, warnings: [String] = [], decoder: Decoder = .imageMagick) {
+    init(wand: Wand, orientation: Orientation, warnings: [String] = [], decoder: Decoder = .imageMagick,
+         animation: AnimationFrames? = nil) {
         wand.monitor(nil)  // no progress callback may outlive the call that set it
         wand.rewind()
         storage = Storage(wand: wand)
@@ -52,6 +58,7 @@ public struct Image: Sendable {
         self.orientation = orientation
         self.warnings = warnings
         self.decoder = decoder
+        self.animation = animation
     }
 
     /// Width as a viewer shows it, after ``orientation``.
@@ -75,7 +82,9 @@ public struct Image: Sendable {
     /// left to keep unless their ``ThumbnailOptions`` kept it).
     ///
     /// Pixels are written as they are (call ``orientedCopy()`` first to turn them upright); JPEG
-    /// output is flattened onto white. Stands on `MagickGetImageBlob`; HEIC and AVIF on libheif's
+    /// output is flattened onto white. An animated thumbnail (``frameCount`` above 1) is written
+    /// as an animated WebP or GIF by libwebp's `WebPAnimEncoder` or giflib, every frame with its
+    /// delay and the loop count (see <doc:AnimatedThumbnails>); other formats take frame 0. Stands on `MagickGetImageBlob`; HEIC and AVIF on libheif's
     /// `heif_context_encode_image` and `heif_context_write`, which get the pixels turned upright
     /// (they carry no EXIF to say how to turn them) and none of the metadata.
     ///
@@ -85,6 +94,9 @@ public struct Image: Sendable {
     }
 
     func encodedData(as format: EncodingFormat, metadata: MetadataPolicy) throws(MagickIOError) -> Data {
+        // Animated WebP and GIF, and any GIF: written frame by frame (AnimationWriter).
+        let frames = if let animation { animation } else { try stillGIF(format) }
+        if let frames, let data = try frames.encoded(as: format) { return data }
         guard format.isAvailable else {
             let coder = format.heifCodec == nil ? "ImageMagick" : "libheif"
             throw MagickIOError(.encodingFailed, "this \(coder) has no \(format.magickName) encoder")

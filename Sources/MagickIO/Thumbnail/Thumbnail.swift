@@ -53,13 +53,20 @@ extension ImageSource {
         // One clock for the whole call: the embedded thumbnail, the own decoders and ImageMagick's
         // read all count against the same time limit (an async call's starts when its work starts).
         let interrupt = interrupt ?? decodingOptions.timeLimit.map { Interrupt(timeLimit: $0) }
+        // An animated thumbnail (every frame of a GIF or WebP) is a pipeline of its own
+        // (AnimatedThumbnail.swift): many pictures, each resampled as it is composited.
+        if options.animated, let image = try animatedThumbnail(request, at: index, allowUpscale: allowUpscale, options: options,
+                                                               interrupt: interrupt) {
+            return image
+        }
         let inputs = try openThumbnail(request, at: index, allowUpscale: allowUpscale, options: options)
         return try Self.makeThumbnail(from: inputs, options: options, interrupt: interrupt)
     }
 
     /// The open half: the sizes from the header (``thumbnailPlan(_:at:allowUpscale:)``) and the
     /// inputs that may fill the picture, best first: 1. an embedded thumbnail that serves
-    /// (``embeddedInput(_:plan:options:)``); 2. frame 0's rows from an own decoder at the
+    /// (``embeddedInput(_:plan:options:)``); 2. an animation's frame composited by giflib or
+    /// libwebp (``compositedPlan(_:at:options:)``), or frame 0's rows from an own decoder at the
     /// shrink-on-load scale (``streamPlan(_:at:options:)``); 3. the frame decoded whole, at the
     /// JPEG shrink-on-load hint. Nothing is decoded and no limit is checked here: each input is
     /// checked when its turn comes (``ThumbnailFill/admit(_:pictureInput:)``), so that a picture
@@ -71,7 +78,9 @@ extension ImageSource {
         if options.embedded != .never, index == 0, let embedded = try embeddedInput(request, plan: plan, options: options) {
             inputs.append(embedded)
         }
-        if let stream = streamPlan(plan, at: index, options: options) {
+        if let composite = compositedPlan(plan, at: index, options: options), !composite.animated {
+            inputs.append(.composited(plan, composite, frame: index, of: self))
+        } else if let stream = streamPlan(plan, at: index, options: options) {
             inputs.append(.rows(plan, stream, of: self))
         }
         inputs.append(.decoded(plan, frame: index, of: self))
@@ -184,6 +193,10 @@ extension ImageSource {
     func thumbnailCost(_ request: ThumbnailRequest, at index: Int, allowUpscale: Bool,
                        options: ThumbnailOptions = ThumbnailOptions()) throws(MagickIOError) -> Int {
         let plan = try thumbnailPlan(request, at: index, allowUpscale: allowUpscale)
+        if let composite = compositedPlan(plan, at: index, options: options) {
+            try checkLimits(stored: composite.canvas, composite.estimate, byImageMagick: false)
+            return composite.estimate.bytes
+        }
         if let stream = streamPlan(plan, at: index, options: options) {
             try checkLimits(stream)
             return stream.estimate.bytes

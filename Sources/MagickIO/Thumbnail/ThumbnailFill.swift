@@ -16,6 +16,10 @@ enum ThumbnailFill {
     /// Frame 0's rows from one of MagickIO's own decoders, resampled as they come; the decoder
     /// can hand the file on to the next input (``RowSourceFailure/fallback(_:)``).
     case rows(ThumbnailPlan, StreamPlan, of: ImageSource)
+    /// An animation's frame composited by giflib or libwebp's WebPAnimDecoder (frames 0...N, two
+    /// canvases at most), resampled to the plan's size; a file these decoders call corrupt is
+    /// left to the next input (ImageMagick's coder).
+    case composited(ThumbnailPlan, CompositedPlan, frame: Int, of: ImageSource)
     /// A frame decoded whole: by its ImageMagick coder, or by libheif for HEIC/AVIF.
     case decoded(ThumbnailPlan, frame: Int, of: ImageSource)
     /// An image already decoded (``Image/thumbHash()``): its own pixels.
@@ -27,7 +31,7 @@ enum ThumbnailFill {
     var isShortcut: Bool {
         switch self {
         case .exifThumbnail, .heifItem: true
-        case .rows, .decoded, .pixels: false
+        case .rows, .composited, .decoded, .pixels: false
         }
     }
 
@@ -72,6 +76,9 @@ enum ThumbnailFill {
             let input = if let pictureInput { pictureInput } else { try source.decoderInput(keeping: MetadataUse(options)) }
             pictureInput = input
             return Admission(input: input)
+        case .composited(_, let composite, _, let source):
+            try source.checkLimits(stored: composite.canvas, composite.estimate, byImageMagick: false)
+            return Admission()
         case .decoded(let plan, let frame, let source):
             try source.checkLimits(frame: frame, jpegHint: plan.hint)
             let input = if let pictureInput { pictureInput } else { try source.decoderInput(keeping: MetadataUse(options)) }
@@ -109,6 +116,12 @@ enum ThumbnailFill {
                                                                 interrupt: interrupt, idleCore: idleCore) else { return nil }
             return Picture(geometry: plan.geometry, stored: plan.stored, orientation: source.frames[0].orientation,
                            warnings: warnings, decoder: decoder)
+        case .composited(let plan, let composite, let frame, let source):
+            guard let decoder = try source.fillComposited(plan, composite, at: frame, into: wand, interrupt: interrupt) else {
+                return nil
+            }
+            return Picture(geometry: plan.geometry, stored: plan.stored, orientation: source.frames[frame].orientation,
+                           warnings: [], decoder: decoder)
         case .decoded(let plan, let frame, let source):
             let warnings = try source.decode(frame: frame, from: try admission.approved(), jpegHint: plan.hint, interrupt: interrupt,
                                            cacheBytes: admission.cacheBytes ?? 0, into: wand)

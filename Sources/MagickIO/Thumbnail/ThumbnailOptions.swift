@@ -47,11 +47,18 @@ public struct ThumbnailOptions: Sendable, Hashable {
     /// ImageMagick's path, which the tests and the benchmark compare it with.
     @_spi(Benchmarks) public var ownDecoders = true
 
+    /// Whether an animated GIF or WebP keeps all its frames (at most
+    /// ``DecodingOptions/maxFrameCount``): each composited, resampled to the thumbnail size, with
+    /// its delay and the loop count, for ``Image/encoded(as:metadata:)-8qo3b`` to write as an animated
+    /// WebP or GIF (see <doc:AnimatedThumbnails>). Default false: the thumbnail is the frame asked for.
+    public var animated: Bool
+
     public init(embedded: EmbeddedThumbnail = .never, colorProfile: ColorProfile = .convertToSRGB,
-                metadata: MetadataPolicy = .stripAll, crop: Crop = .center) {
+                metadata: MetadataPolicy = .stripAll, crop: Crop = .center, animated: Bool = false) {
         self.embedded = embedded
         self.colorProfile = colorProfile
         self.metadata = metadata
         self.crop = crop
+        self.animated = animated
     }
 }

@@ -168,3 +168,8 @@ python3 ../../../scripts/world-fixtures.py .
 # turned and cropped by properties listed before their size, AVIF image sequences, OS/2 BMPs with
 # the headers' size in the file-size field, a JPEG whose EXIF thumbnail is broken.
 python3 ../../../scripts/container-fixtures.py .
+
+# Animations (AnimationTests): GIFs written byte by byte with known rectangles, disposals, delays
+# and loop extensions, and gif2webp's animated WebP of the first (frames blended and disposed).
+python3 ../../../scripts/animation-fixtures.py .
+gif2webp -quiet anim-dispose.gif -o anim-dispose.webp
