@@ -50,8 +50,22 @@ extension Image {
     ///
     /// - Throws: ``MagickIOError/Kind/corruptImage`` when ImageMagick cannot export the pixels.
     public func dominantColor() throws -> RGBColor {
-        let pixels = try self.pixels(.rgba8)
-        return DominantColor.of(rgba: pixels.bytes, width: pixels.width, height: pixels.height)
+        let grid = DominantColor.grid(width: width, height: height)
+        guard grid != (width, height) else {
+            let pixels = try self.pixels(.rgba8)
+            return DominantColor.of(rgba: pixels.bytes, width: pixels.width, height: pixels.height)
+        }
+        // A larger image: only the grid's pixels leave ImageMagick (MagickSampleImage on a
+        // copy-on-write copy, then an export of at most 64 x 64 pixels), not the whole picture.
+        var rgba = [UInt8](repeating: 0, count: grid.width * grid.height * 4)
+        try storage.withCopy { (wand) throws(MagickIOError) in
+            try wand.sample(toWidth: grid.width, height: grid.height)
+            let exported = rgba.withUnsafeMutableBytes { raw in
+                Result { () throws(MagickIOError) in try wand.exportPixels(.rgba8, width: grid.width, height: grid.height, into: raw) }
+            }
+            try exported.get()
+        }
+        return DominantColor.of(rgba: rgba, width: grid.width, height: grid.height)
     }
 }
 
@@ -64,6 +78,13 @@ enum DominantColor {
     static let greyChroma = 32
     /// The share of opaque pixels that must be colourful for grey bins to be left out.
     static let colourfulShare = 1.0 / 8
+
+    /// The size of the grid a `width` x `height` picture is sampled on: every `step`-th pixel
+    /// across and down, at most ``side`` a side.
+    static func grid(width: Int, height: Int) -> (width: Int, height: Int) {
+        let stepX = max(1, (width + side - 1) / side), stepY = max(1, (height + side - 1) / side)
+        return ((width + stepX - 1) / stepX, (height + stepY - 1) / stepY)
+    }
 
     /// The dominant colour of `width` x `height` RGBA pixels (rows packed, straight alpha).
     static func of(rgba: [UInt8], width: Int, height: Int) -> RGBColor {

@@ -20,6 +20,12 @@ extension Wand {
                   fallback: .corruptImage)
     }
 
+    /// Point-samples the current image to `width` x `height` (`MagickSampleImage`: each output
+    /// pixel is one input pixel, no filtering), reading only the rows it picks.
+    func sample(toWidth width: Int, height: Int) throws(MagickIOError) {
+        try check(MagickSampleImage(pointer, width, height), fallback: .corruptImage)
+    }
+
     /// Adds copies of `other`'s images after this wand's (`MagickAddImage`; the pixel cache is
     /// shared copy-on-write) and makes the first image current.
     func addImages(of other: Wand) throws(MagickIOError) {
