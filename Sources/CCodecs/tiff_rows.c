@@ -1,6 +1,8 @@
-// TIFF rows through libtiff (see CCodecs.h).
+// TIFF rows through libtiff (see CCodecs.h): the handle, its handlers and I/O, the open and the
+// layout checks. The reading of rows is in tiff_rows_read.c.
 
 #include "CCodecs.h"
+#include "tiff_rows_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,31 +11,6 @@
 #include <unistd.h>
 #include <tiffio.h>
 
-enum { MODE_SCANLINES = 0, MODE_PLANAR_STRIPS = 1, MODE_TILES = 2 };
-
-struct mio_tiff {
-    TIFF *tif;
-    const uint8_t *data;
-    int fd;
-    uint64_t size;
-    uint64_t offset;
-    char message[256];
-    int warnings;
-    int errors;
-    mio_tiff_info layout;
-    int mode;
-    int planes;                   // buffers: the samples (separate planes) or 1
-    size_t scanline_bytes;        // one row of the stored samples, interleaved
-    uint8_t *scanline;
-    uint8_t *chunks[MIO_TIFF_MAX_PLANES];  // a strip (per plane) or a row of tiles (per plane)
-    size_t chunk_bytes;           // each of them
-    size_t tile_bytes;            // tiles: one tile of one plane (or of all samples, contiguous)
-    uint32_t chunk_row;           // the first row the chunks hold
-    uint32_t chunk_rows;          // the rows they hold (0: none yet)
-    uint16_t *colormap[3];        // palette: libtiff's, 16 bits a value
-    int colormap_8bit;            // every value under 256: an 8-bit colour map (as ImageMagick and libtiff take it)
-    uint32_t row;
-};
 
 static void keep_message(mio_tiff *t, const char *module, const char *fmt, va_list ap) {
     if (t->message[0] != 0) return;
@@ -46,7 +23,7 @@ static void keep_message(mio_tiff *t, const char *module, const char *fmt, va_li
     }
 }
 
-static void set_message(mio_tiff *t, const char *text) {
+void mio_tiff_set_message(mio_tiff *t, const char *text) {
     if (t->message[0] == 0) snprintf(t->message, sizeof t->message, "%s", text);
 }
 
@@ -149,7 +126,7 @@ int mio_tiff_open(mio_tiff *t, const uint8_t *data, int fd, size_t size, size_t 
     t->size = size;
     TIFFOpenOptions *options = TIFFOpenOptionsAlloc();
     if (options == NULL) {
-        set_message(t, "out of memory");
+        mio_tiff_set_message(t, "out of memory");
         return -1;
     }
     TIFFOpenOptionsSetMaxSingleMemAlloc(options, (tmsize_t)max_single_alloc);
@@ -160,24 +137,24 @@ int mio_tiff_open(mio_tiff *t, const uint8_t *data, int fd, size_t size, size_t 
                                on_map, on_unmap, options);
     TIFFOpenOptionsFree(options);
     if (t->tif == NULL) {
-        set_message(t, "libtiff could not read the first directory");
+        mio_tiff_set_message(t, "libtiff could not read the first directory");
         return -1;
     }
     TIFF *tif = t->tif;
     uint32_t width = 0, height = 0;
     if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &width) || !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &height)) {
-        set_message(t, "no image size");
+        mio_tiff_set_message(t, "no image size");
         return -1;
     }
     uint16_t bits = 1, samples = 1, format = 1, planar = 1, compression = 1, photometric = 0;
     if (!TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bits) || !TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &samples) ||
         !TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &format) || !TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &planar) ||
         !TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression)) {
-        set_message(t, "the directory's layout could not be read");
+        mio_tiff_set_message(t, "the directory's layout could not be read");
         return -1;
     }
     if (!TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &photometric)) {
-        set_message(t, "no PhotometricInterpretation");
+        mio_tiff_set_message(t, "no PhotometricInterpretation");
         return -1;
     }
     uint16_t extra_count = 0;
@@ -198,7 +175,7 @@ int mio_tiff_open(mio_tiff *t, const uint8_t *data, int fd, size_t size, size_t 
     if (info->tiled) {
         uint32_t tile_width = 0, tile_length = 0;
         if (!TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tile_width) || !TIFFGetField(tif, TIFFTAG_TILELENGTH, &tile_length)) {
-            set_message(t, "a tiled page without a tile size");
+            mio_tiff_set_message(t, "a tiled page without a tile size");
             return -1;
         }
         info->tile_width = tile_width;
@@ -213,12 +190,12 @@ int mio_tiff_open(mio_tiff *t, const uint8_t *data, int fd, size_t size, size_t 
 
 static int allocate(mio_tiff *t, uint8_t **buffer, uint64_t bytes) {
     if (bytes == 0 || bytes > (uint64_t)SIZE_MAX / 2) {
-        set_message(t, "a strip or tile size out of range");
+        mio_tiff_set_message(t, "a strip or tile size out of range");
         return -1;
     }
     *buffer = malloc((size_t)bytes);
     if (*buffer == NULL) {
-        set_message(t, "out of memory");
+        mio_tiff_set_message(t, "out of memory");
         return -1;
     }
     return 0;
@@ -229,7 +206,7 @@ int mio_tiff_start(mio_tiff *t, mio_tiff_info *info) {
     const uint32_t width = info->width;
     const int bits = info->bits, samples = info->samples;
     if (width == 0 || info->height == 0 || samples < 1 || samples > MIO_TIFF_MAX_PLANES) {
-        set_message(t, "a page of no size or too many samples");
+        mio_tiff_set_message(t, "a page of no size or too many samples");
         return -1;
     }
     // The layouts taken (the Swift side checks them first, from the header).
@@ -242,23 +219,23 @@ int mio_tiff_start(mio_tiff *t, mio_tiff_info *info) {
             || (palette && samples == 1 && (low || bits == 8))
             || (rgb && (samples == 3 || samples == 4) && (bits == 8 || bits == 16)));
     if (!taken) {
-        set_message(t, "a layout this path does not take");
+        mio_tiff_set_message(t, "a layout this path does not take");
         return -1;
     }
     if (info->compression == COMPRESSION_JPEG && info->photometric == PHOTOMETRIC_YCBCR) {
         // libjpeg converts to RGB, as libtiff's RGBA interface (ImageMagick's reader for JPEG)
         // has it do.
         if (!TIFFSetField(tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB)) {
-            set_message(t, "libtiff could not set the JPEG colour mode");
+            mio_tiff_set_message(t, "libtiff could not set the JPEG colour mode");
             return -1;
         }
     } else if (info->photometric == PHOTOMETRIC_YCBCR) {
-        set_message(t, "YCbCr without JPEG");
+        mio_tiff_set_message(t, "YCbCr without JPEG");
         return -1;
     }
     if (info->photometric == PHOTOMETRIC_PALETTE) {
         if (!TIFFGetField(tif, TIFFTAG_COLORMAP, &t->colormap[0], &t->colormap[1], &t->colormap[2]) || t->colormap[0] == NULL) {
-            set_message(t, "a palette page without a colour map");
+            mio_tiff_set_message(t, "a palette page without a colour map");
             return -1;
         }
         size_t entries = (size_t)1 << bits;
@@ -283,7 +260,7 @@ int mio_tiff_start(mio_tiff *t, mio_tiff_info *info) {
     t->scanline_bytes = (size_t)((stored_bits + 7) / 8);
     t->planes = info->planar && samples > 1 ? samples : 1;
     if (info->planar && samples > 1 && bits != 8 && bits != 16) {
-        set_message(t, "separate planes of other than 8 or 16 bits");
+        mio_tiff_set_message(t, "separate planes of other than 8 or 16 bits");
         return -1;
     }
     if (allocate(t, &t->scanline, t->scanline_bytes) != 0) return -1;
@@ -297,7 +274,7 @@ int mio_tiff_start(mio_tiff *t, mio_tiff_info *info) {
         // multiples of 16).
         int whole_bytes = ((uint64_t)info->tile_width * (uint64_t)bits * (uint64_t)(t->planes > 1 ? 1 : samples)) % 8 == 0;
         if (tile == 0 || !whole_bytes || tile_row != expected_row || tile != tile_row * info->tile_length) {
-            set_message(t, "a tile size libtiff does not agree with");
+            mio_tiff_set_message(t, "a tile size libtiff does not agree with");
             return -1;
         }
         t->tile_bytes = (size_t)tile;
@@ -307,7 +284,7 @@ int mio_tiff_start(mio_tiff *t, mio_tiff_info *info) {
         uint32_t rows = info->rows_per_strip < info->height ? info->rows_per_strip : info->height;
         t->chunk_bytes = (size_t)((uint64_t)rows * width * (uint64_t)(bits / 8));
         if (TIFFStripSize64(tif) != (uint64_t)t->chunk_bytes) {
-            set_message(t, "a strip size libtiff does not agree with");
+            mio_tiff_set_message(t, "a strip size libtiff does not agree with");
             return -1;
         }
     } else {
@@ -315,7 +292,7 @@ int mio_tiff_start(mio_tiff *t, mio_tiff_info *info) {
         // bytes (none in memory: they are read where they lie) and the codec's state.
         t->mode = MODE_SCANLINES;
         if (TIFFScanlineSize64(tif) != (uint64_t)t->scanline_bytes) {
-            set_message(t, "a scanline size libtiff does not agree with");
+            mio_tiff_set_message(t, "a scanline size libtiff does not agree with");
             return -1;
         }
     }
@@ -325,163 +302,3 @@ int mio_tiff_start(mio_tiff *t, mio_tiff_info *info) {
     t->layout = *info;
     return t->errors > 0 ? -1 : 0;
 }
-
-// Makes the chunks hold `row`: the strip of each plane, or the row of tiles, it lies in.
-static int fill_chunks(mio_tiff *t, uint32_t row) {
-    TIFF *tif = t->tif;
-    const mio_tiff_info *info = &t->layout;
-    if (t->chunk_rows > 0 && row >= t->chunk_row && row - t->chunk_row < t->chunk_rows) return 0;
-    if (t->mode == MODE_PLANAR_STRIPS) {
-        uint32_t per = info->rows_per_strip < info->height ? info->rows_per_strip : info->height;
-        uint32_t first = row / per * per;
-        uint32_t rows = info->height - first < per ? info->height - first : per;
-        size_t needed = (size_t)rows * info->width * (size_t)(info->bits / 8);
-        for (int p = 0; p < t->planes; p++) {
-            tmsize_t got = TIFFReadEncodedStrip(tif, TIFFComputeStrip(tif, row, (uint16_t)p), t->chunks[p], (tmsize_t)t->chunk_bytes);
-            if (got < 0 || (size_t)got < needed) {
-                set_message(t, "a strip could not be read");
-                return -1;
-            }
-        }
-        t->chunk_row = first;
-        t->chunk_rows = rows;
-        return 0;
-    }
-    uint32_t first = row / info->tile_length * info->tile_length;
-    uint32_t across = (info->width + info->tile_width - 1) / info->tile_width;
-    for (int p = 0; p < t->planes; p++) {
-        for (uint32_t column = 0; column < across; column++) {
-            uint32_t tile = TIFFComputeTile(tif, column * info->tile_width, first, 0, (uint16_t)p);
-            tmsize_t got = TIFFReadEncodedTile(tif, tile, t->chunks[p] + (size_t)column * t->tile_bytes, (tmsize_t)t->tile_bytes);
-            if (got != (tmsize_t)t->tile_bytes) {
-                set_message(t, "a tile could not be read");
-                return -1;
-            }
-        }
-    }
-    t->chunk_row = first;
-    t->chunk_rows = info->height - first < info->tile_length ? info->height - first : info->tile_length;
-    return 0;
-}
-
-// The stored samples of `row`, interleaved, into t->scanline.
-static int read_stored(mio_tiff *t, uint32_t row) {
-    const mio_tiff_info *info = &t->layout;
-    if (t->mode == MODE_SCANLINES) {
-        if (TIFFReadScanline(t->tif, t->scanline, row, 0) != 1) {
-            set_message(t, "a row could not be read");
-            return -1;
-        }
-        return 0;
-    }
-    if (fill_chunks(t, row) != 0) return -1;
-    size_t in_chunk = row - t->chunk_row;
-    size_t bytes = (size_t)info->bits / 8;  // planes: 8 or 16 bits
-    if (t->mode == MODE_PLANAR_STRIPS) {
-        size_t plane_row = (size_t)info->width * bytes;
-        for (int p = 0; p < t->planes; p++) {
-            const uint8_t *from = t->chunks[p] + in_chunk * plane_row;
-            uint8_t *to = t->scanline + (size_t)p * bytes;
-            size_t step = (size_t)t->planes * bytes;
-            for (uint32_t x = 0; x < info->width; x++, from += bytes, to += step) memcpy(to, from, bytes);
-        }
-        return 0;
-    }
-    uint32_t across = (info->width + info->tile_width - 1) / info->tile_width;
-    if (t->planes == 1) {
-        size_t tile_row = t->tile_bytes / info->tile_length;
-        for (uint32_t column = 0; column < across; column++) {
-            size_t at = (size_t)column * tile_row;
-            size_t length = t->scanline_bytes - at < tile_row ? t->scanline_bytes - at : tile_row;
-            memcpy(t->scanline + at, t->chunks[0] + (size_t)column * t->tile_bytes + in_chunk * tile_row, length);
-        }
-        return 0;
-    }
-    size_t tile_row = (size_t)info->tile_width * bytes;
-    for (int p = 0; p < t->planes; p++) {
-        for (uint32_t x = 0; x < info->width; x++) {
-            uint32_t column = x / info->tile_width;
-            const uint8_t *from = t->chunks[p] + (size_t)column * t->tile_bytes + in_chunk * tile_row
-                + (size_t)(x - column * info->tile_width) * bytes;
-            memcpy(t->scanline + ((size_t)x * (size_t)t->planes + (size_t)p) * bytes, from, bytes);
-        }
-    }
-    return 0;
-}
-
-// Sample `x` of a row of `bits` (1, 2, 4, 8) per sample, packed from the high bit.
-static inline unsigned packed(const uint8_t *row, size_t index, int bits) {
-    size_t bit = index * (size_t)bits;
-    return (unsigned)(row[bit >> 3] >> (8 - bits - (int)(bit & 7))) & ((1u << bits) - 1);
-}
-
-int mio_tiff_read_row(mio_tiff *t, uint8_t *out) {
-    const mio_tiff_info *info = &t->layout;
-    if (t->row >= info->height) {
-        set_message(t, "no rows left");
-        return -1;
-    }
-    if (read_stored(t, t->row) != 0) return -1;
-    t->row += 1;
-    if (t->errors > 0) return -1;
-    const uint8_t *in = t->scanline;
-    const uint32_t width = info->width;
-    const int bits = info->bits, samples = info->samples, channels = info->output_channels;
-    if (info->photometric == PHOTOMETRIC_PALETTE) {
-        uint16_t *to = (uint16_t *)out;
-        unsigned scale = t->colormap_8bit ? 257 : 1;
-        for (uint32_t x = 0; x < width; x++, to += 3) {
-            unsigned index = bits == 8 ? in[x] : packed(in, x, bits);
-            to[0] = (uint16_t)(t->colormap[0][index] * scale);
-            to[1] = (uint16_t)(t->colormap[1][index] * scale);
-            to[2] = (uint16_t)(t->colormap[2][index] * scale);
-        }
-        return 0;
-    }
-    if (info->grey) {
-        int white = info->photometric == PHOTOMETRIC_MINISWHITE;
-        if (bits == 16) {
-            const uint16_t *from = (const uint16_t *)in;
-            uint16_t *to = (uint16_t *)out;
-            for (uint32_t x = 0; x < width; x++, from += samples, to += channels) {
-                uint16_t v = white ? (uint16_t)(65535 - from[0]) : from[0];
-                to[0] = to[1] = to[2] = v;
-                if (channels == 4) to[3] = from[1];
-            }
-        } else if (bits == 8) {
-            const uint8_t *from = in;
-            uint8_t *to = out;
-            for (uint32_t x = 0; x < width; x++, from += samples, to += channels) {
-                uint8_t v = white ? (uint8_t)(255 - from[0]) : from[0];
-                to[0] = to[1] = to[2] = v;
-                if (channels == 4) to[3] = from[1];
-            }
-        } else {
-            // 1, 2 or 4 bits, one sample: 255/(2^bits - 1) is whole (255, 85, 17).
-            unsigned top = (1u << bits) - 1, step = 255 / top;
-            uint8_t *to = out;
-            for (uint32_t x = 0; x < width; x++, to += 3) {
-                unsigned v = packed(in, x, bits);
-                if (white) v = top - v;
-                to[0] = to[1] = to[2] = (uint8_t)(v * step);
-            }
-        }
-        return 0;
-    }
-    // RGB or RGBA, 8 or 16 bits, interleaved: as stored.
-    memcpy(out, in, info->row_bytes);
-    return 0;
-}
-
-const uint8_t *mio_tiff_icc(mio_tiff *t, size_t *length) {
-    *length = 0;
-    uint32_t count = 0;
-    void *profile = NULL;
-    if (t->tif == NULL || !TIFFGetField(t->tif, TIFFTAG_ICCPROFILE, &count, &profile) || profile == NULL) return NULL;
-    *length = count;
-    return profile;
-}
-
-const char *mio_tiff_message(const mio_tiff *t) { return t->message; }
-int mio_tiff_warnings(const mio_tiff *t) { return t->warnings; }
-int mio_tiff_errors(const mio_tiff *t) { return t->errors; }

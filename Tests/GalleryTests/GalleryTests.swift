@@ -179,12 +179,4 @@ struct GalleryTests {
         let made = try FileManager.default.contentsOfDirectory(atPath: folder.cache.path)
         #expect(made.isEmpty, "\(made)")
     }
-
-    /// Waits until `condition` holds (polling; the bound is a safety net, not an expectation).
-    private func eventually(_ condition: () -> Bool) async throws {
-        for _ in 0..<3000 where !condition() {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        #expect(condition())
-    }
 }

@@ -139,13 +139,7 @@ struct GalleryUploadTests {
         try await folder.application().test(.live) { client in
             let connection = try RawHTTPConnection(port: try #require(client.port))
             try await connection.sendHead("POST", "/thumbnail?size=32", headers: [("Content-Length", "\(image.count)")])
-            var offset = 0
-            while offset < image.count {
-                let end = min(offset + 700, image.count)
-                try await connection.send(image[offset..<end])
-                offset = end
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            try await connection.sendSlowly(image, piece: 700)
             let response = try await connection.readResponse()
             #expect(response.status == 200)
             let properties = try ImageSource(data: response.body).properties(at: 0)

@@ -38,6 +38,18 @@ final class RawHTTPConnection: @unchecked Sendable {
         try await send(Data((head + "\r\n").utf8))
     }
 
+    /// Sends `data` in pieces of `piece` bytes with a pause after each (a slow client: the
+    /// server sees the body arrive a piece at a time).
+    func sendSlowly(_ data: Data, piece: Int) async throws {
+        var offset = data.startIndex
+        while offset < data.endIndex {
+            let end = min(offset + piece, data.endIndex)
+            try await send(data[offset..<end])
+            offset = end
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     func send(_ data: Data) async throws {
         try await Self.offPool { try self.sendNow(data) }
     }
