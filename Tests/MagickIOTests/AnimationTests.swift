@@ -107,6 +107,17 @@ struct AnimationTests {
         #expect(thumb.frameDelays == Array(repeating: .milliseconds(40), count: 5))
     }
 
+    @Test("a fill crops every frame at the gravity's window and reports it in the source's pixels")
+    func filledAnimation() throws {
+        let source = try ImageSource(url: Fixture.url("anim-300.gif"), options: DecodingOptions(maxFrameCount: 3))
+        let thumb = try source.thumbnail(size: ImageSize(width: 64, height: 32), mode: .fill, options: Self.animated)
+        #expect(thumb.width == 64 && thumb.height == 32 && thumb.frameCount == 3)
+        // 500x500 scaled to 64x64, the middle 64x32 kept: rows 125..<375 of the source.
+        #expect(thumb.cropRect == ImageRect(x: 0, y: 125, width: 500, height: 250))
+        let fitted = try source.thumbnail(maxPixelSize: 32, options: Self.animated)
+        #expect(fitted.cropRect == nil)
+    }
+
     @Test("the estimate counts every kept frame and the canvases, and the budget refuses it before decoding")
     func budget() throws {
         // 2 canvases of 500x500 (2 MB) and 300 frames of 128x128 (19.7 MB): over 16 MiB.

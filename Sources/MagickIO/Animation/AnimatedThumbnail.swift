@@ -113,7 +113,11 @@ extension ImageSource {
             }
             try wand.describe(format: format, resolution: nil)
             try wand.normalizeForThumbnail(options)
-            return Image(wand: wand.clone(), orientation: .up, warnings: warnings, decoder: decoderName, animation: animation)
+            var image = Image(wand: wand.clone(), orientation: .up, warnings: warnings, decoder: decoderName, animation: animation)
+            // Every frame cut at the same window: the gravity's (a per-animation attention or
+            // entropy window is not scored; see <doc:AnimatedThumbnails>).
+            image.cropRect = plan.geometry.crop.map { plan.geometry.sourceRect(of: $0, in: plan.geometry.scaled) }
+            return image
         }
     }
 
