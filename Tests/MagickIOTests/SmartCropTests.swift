@@ -89,6 +89,18 @@ struct SmartCropTests {
                                      options: ThumbnailOptions(crop: .attention)).cropRect == nil)
     }
 
+    @Test("a crop made from a camera's EXIF thumbnail is told in the picture's pixels, not the thumbnail's")
+    func cropFromEmbeddedThumbnail() throws {
+        // 640x960 stored, EXIF 6 (960x640 upright); its EXIF thumbnail is 160x240 (240x160 upright).
+        let source = try Fixture.source("embedded-thumbnail.jpg")
+        let box = ImageSize(width: 64, height: 64)
+        let carried = try source.thumbnail(size: box, mode: .fill, options: ThumbnailOptions(embedded: .always))
+        let decoded = try source.thumbnail(size: box, mode: .fill)
+        #expect(carried.width == 64 && carried.height == 64)
+        #expect(carried.cropRect == ImageRect(x: 160, y: 0, width: 640, height: 640))
+        #expect(carried.cropRect == decoded.cropRect)
+    }
+
     @Test("a plain picture, where nothing tells the windows apart, stays centred", arguments: [ThumbnailOptions.Crop.attention, .entropy])
     func plainStaysCentred(crop: ThumbnailOptions.Crop) throws {
         let plain = SceneImages.png(width: 300, height: 200) { _, _ in (90, 140, 200, 255) }
