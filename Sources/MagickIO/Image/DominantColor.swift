@@ -91,53 +91,78 @@ enum DominantColor {
         guard width > 0, height > 0, rgba.count >= width * height * 4 else { return RGBColor(r: 0, g: 0, b: 0) }
         var counts = [Int32](repeating: 0, count: 4096)
         var sums = [Int32](repeating: 0, count: 4096 * 3)
-        var colourful = 0, opaque = 0
-        let stepX = max(1, (width + side - 1) / side), stepY = max(1, (height + side - 1) / side)
-        func count(skippingTransparent: Bool) {
-            rgba.withUnsafeBufferPointer { rgba in
-                for y in stride(from: 0, to: height, by: stepY) {
-                    for x in stride(from: 0, to: width, by: stepX) {
-                        let p = (y * width + x) * 4
-                        if skippingTransparent, rgba[p + 3] < 128 { continue }
-                        let r = rgba[p], g = rgba[p + 1], b = rgba[p + 2]
-                        let bin = Int(r >> 4) << 8 | Int(g >> 4) << 4 | Int(b >> 4)
-                        counts[bin] += 1
-                        sums[bin * 3] += Int32(r)
-                        sums[bin * 3 + 1] += Int32(g)
-                        sums[bin * 3 + 2] += Int32(b)
-                        opaque += 1
-                        if Int(Swift.max(Swift.max(r, g), b)) - Int(Swift.min(Swift.min(r, g), b)) >= greyChroma { colourful += 1 }
-                    }
-                }
-            }
+        var tally = Histogram.count(rgba, width: width, height: height, skippingTransparent: true, &counts, &sums)
+        if tally.opaque == 0 {
+            tally = Histogram.count(rgba, width: width, height: height, skippingTransparent: false, &counts, &sums)
         }
-        count(skippingTransparent: true)
-        if opaque == 0 { count(skippingTransparent: false) }
-        let skipsGrey = Double(colourful) >= colourfulShare * Double(opaque)
-        func mean(_ bin: Int) -> (Int32, Int32, Int32) {
+        let skipsGrey = Double(tally.colourful) >= colourfulShare * Double(tally.opaque)
+        func mean(_ bin: Int) -> (r: Int32, g: Int32, b: Int32) {
             let n = max(counts[bin], 1)
             return (sums[bin * 3] / n, sums[bin * 3 + 1] / n, sums[bin * 3 + 2] / n)
         }
-        func eligible(_ bin: Int) -> Bool {
-            guard counts[bin] > 0 else { return false }
-            guard skipsGrey else { return true }
+        // The bins that may win, decided once: filled, and colourful unless grey is allowed.
+        var eligible = [Bool](repeating: false, count: 4096)
+        for bin in 0..<4096 where counts[bin] > 0 {
             let (r, g, b) = mean(bin)
-            return Int(Swift.max(Swift.max(r, g), b) - Swift.min(Swift.min(r, g), b)) >= greyChroma
+            eligible[bin] = !skipsGrey || chroma(r, g, b) >= greyChroma
         }
         var best = -1, bestScore = Int32(0)
-        for bin in 0..<4096 where eligible(bin) {
-            let (r, g, b) = (bin >> 8, (bin >> 4) & 15, bin & 15)
+        for bin in 0..<4096 where eligible[bin] {
+            // The bin twice and its six neighbours (one step along red, green or blue) once.
             var score = 2 * counts[bin]
-            for (dr, dg, db) in [(-1, 0, 0), (1, 0, 0), (0, -1, 0), (0, 1, 0), (0, 0, -1), (0, 0, 1)] {
-                let (nr, ng, nb) = (r + dr, g + dg, b + db)
-                guard (0..<16).contains(nr), (0..<16).contains(ng), (0..<16).contains(nb) else { continue }
-                let neighbour = nr << 8 | ng << 4 | nb
-                if eligible(neighbour) { score += counts[neighbour] }
-            }
+            let r = bin >> 8, g = (bin >> 4) & 15, b = bin & 15
+            if r > 0, eligible[bin - 256] { score += counts[bin - 256] }
+            if r < 15, eligible[bin + 256] { score += counts[bin + 256] }
+            if g > 0, eligible[bin - 16] { score += counts[bin - 16] }
+            if g < 15, eligible[bin + 16] { score += counts[bin + 16] }
+            if b > 0, eligible[bin - 1] { score += counts[bin - 1] }
+            if b < 15, eligible[bin + 1] { score += counts[bin + 1] }
             if score > bestScore { (best, bestScore) = (bin, score) }
         }
         guard best >= 0 else { return RGBColor(r: 0, g: 0, b: 0) }
         let (r, g, b) = mean(best)
         return RGBColor(r: UInt8(r), g: UInt8(g), b: UInt8(b))
+    }
+
+    /// How far apart the channels are (two-argument `max`/`min`: the three-argument ones take
+    /// variadic arrays, allocated on every call).
+    private static func chroma(_ r: Int32, _ g: Int32, _ b: Int32) -> Int {
+        Int(Swift.max(Swift.max(r, g), b) - Swift.min(Swift.min(r, g), b))
+    }
+
+    /// The 4096-bin histogram's counting pass.
+    private enum Histogram {
+        /// Adds the pixels on the sampling grid (every `step`-th, at most ``side`` a side) to
+        /// `counts` and `sums` (r, g, b a bin), and returns how many were counted and how many
+        /// of them were colourful.
+        static func count(_ rgba: [UInt8], width: Int, height: Int, skippingTransparent: Bool,
+                          _ counts: inout [Int32], _ sums: inout [Int32]) -> (opaque: Int, colourful: Int) {
+            let stepX = Swift.max(1, (width + side - 1) / side), stepY = Swift.max(1, (height + side - 1) / side)
+            var opaque = 0, colourful = 0
+            rgba.withUnsafeBufferPointer { rgba in
+                counts.withUnsafeMutableBufferPointer { counts in
+                    sums.withUnsafeMutableBufferPointer { sums in
+                        for y in stride(from: 0, to: height, by: stepY) {
+                            var p = y * width * 4
+                            let rowEnd = p + width * 4
+                            while p < rowEnd {
+                                defer { p += stepX * 4 }
+                                if skippingTransparent, rgba[p + 3] < 128 { continue }
+                                let r = rgba[p], g = rgba[p + 1], b = rgba[p + 2]
+                                let bin = Int(r >> 4) << 8 | Int(g >> 4) << 4 | Int(b >> 4)
+                                counts[bin] += 1
+                                sums[bin * 3] += Int32(r)
+                                sums[bin * 3 + 1] += Int32(g)
+                                sums[bin * 3 + 2] += Int32(b)
+                                opaque += 1
+                                let high = Swift.max(Swift.max(r, g), b), low = Swift.min(Swift.min(r, g), b)
+                                if Int(high) - Int(low) >= greyChroma { colourful += 1 }
+                            }
+                        }
+                    }
+                }
+            }
+            return (opaque, colourful)
+        }
     }
 }
