@@ -65,6 +65,24 @@ struct DominantColorTests {
         #expect(try ImageSource(data: allClear).image(at: 0).dominantColor() == RGBColor(r: 250, g: 0, b: 0))
     }
 
+    @Test("a picture larger than the grid is read on the same grid as its full export (RGB, RGBA, grey)",
+          arguments: ["rgb", "rgba", "grey"])
+    func gridMatchesFullExport(kind: String) throws {
+        // 301x203: steps of 5 and 4; a pattern that changes every pixel, so that a grid one pixel
+        // off would give other bins.
+        let data = SceneImages.png(width: 301, height: 203) { x, y in
+            let v = UInt8((x * 37 + y * 11) % 256)
+            switch kind {
+            case "grey": return (v, v, v, 255)
+            case "rgba": return (v, UInt8((x * 5) % 256), UInt8((y * 9) % 256), x % 3 == 0 ? 0 : 255)
+            default: return (v, UInt8((x * 5) % 256), UInt8((y * 9) % 256), 255)
+            }
+        }
+        let image = try ImageSource(data: data).image(at: 0)
+        let pixels = try image.pixels(.rgba8)
+        #expect(try image.dominantColor() == DominantColor.of(rgba: pixels.bytes, width: pixels.width, height: pixels.height))
+    }
+
     @Test("hex is #rrggbb in lower case, with leading zeros")
     func hex() {
         #expect(RGBColor(r: 0, g: 10, b: 255).hex == "#000aff")

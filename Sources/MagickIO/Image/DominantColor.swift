@@ -55,9 +55,15 @@ extension Image {
             let pixels = try self.pixels(.rgba8)
             return DominantColor.of(rgba: pixels.bytes, width: pixels.width, height: pixels.height)
         }
-        // A larger image: only the grid's pixels leave ImageMagick (MagickSampleImage on a
-        // copy-on-write copy, then an export of at most 64 x 64 pixels), not the whole picture.
+        // A larger image: only the grid's pixels leave ImageMagick, its rows read from the
+        // image's own wand (an RGB or grey image: nothing to convert), else sampled on a
+        // copy-on-write copy (MagickSampleImage) and exported, not the whole picture.
         var rgba = [UInt8](repeating: 0, count: grid.width * grid.height * 4)
+        let step = DominantColor.step(width: width, height: height)
+        let read = try rgba.withUnsafeMutableBufferPointer { (buffer) throws(MagickIOError) in
+            try storage.reading { (wand) throws(MagickIOError) in try wand.exportGrid(step: step, into: buffer) }
+        }
+        if read { return DominantColor.of(rgba: rgba, width: grid.width, height: grid.height) }
         try storage.withCopy { (wand) throws(MagickIOError) in
             try wand.sample(toWidth: grid.width, height: grid.height)
             let exported = rgba.withUnsafeMutableBytes { raw in
@@ -82,8 +88,13 @@ enum DominantColor {
     /// The size of the grid a `width` x `height` picture is sampled on: every `step`-th pixel
     /// across and down, at most ``side`` a side.
     static func grid(width: Int, height: Int) -> (width: Int, height: Int) {
-        let stepX = max(1, (width + side - 1) / side), stepY = max(1, (height + side - 1) / side)
-        return ((width + stepX - 1) / stepX, (height + stepY - 1) / stepY)
+        let step = step(width: width, height: height)
+        return ((width + step.x - 1) / step.x, (height + step.y - 1) / step.y)
+    }
+
+    /// The grid's spacing: every `x`-th pixel across, every `y`-th row.
+    static func step(width: Int, height: Int) -> (x: Int, y: Int) {
+        (max(1, (width + side - 1) / side), max(1, (height + side - 1) / side))
     }
 
     /// The dominant colour of `width` x `height` RGBA pixels (rows packed, straight alpha).

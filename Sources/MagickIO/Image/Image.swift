@@ -191,6 +191,14 @@ extension Image {
             try copy.addImages(of: wand)
         }
 
+        /// Runs `body` on the image's own wand, under the lock, for reads that change nothing
+        /// (an export of RGB pixels; anything that may convert or write takes ``withCopy(_:)``).
+        func reading<T>(_ body: (Wand) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
+            lock.lock()
+            defer { lock.unlock() }
+            return try body(wand)
+        }
+
         /// Runs `body` on this thread's wand holding a copy of the image (`MagickAddImage`: the
         /// pixel cache is shared copy-on-write, so the copy costs no pixels until written).
         func withCopy<T>(_ body: (Wand) throws(MagickIOError) -> T) throws(MagickIOError) -> T {

@@ -20,6 +20,34 @@ extension Wand {
                   fallback: .corruptImage)
     }
 
+    /// The pixels of the current image on a grid, every `step.x`-th of every `step.y`-th row, as
+    /// 8-bit RGBA into `grid` (rows packed; opaque where the image has no alpha), read a row at a
+    /// time without changing the image; false (nothing read) when the image is not RGB or grey,
+    /// whose channels the export would give raw.
+    func exportGrid(step: (x: Int, y: Int), into grid: UnsafeMutableBufferPointer<UInt8>) throws(MagickIOError) -> Bool {
+        guard [sRGBColorspace, RGBColorspace, GRAYColorspace].contains(MagickGetImageColorspace(pointer)) else { return false }
+        let width = self.width, height = self.height
+        let alpha = hasAlpha
+        let channels = alpha ? 4 : 3
+        var row = [UInt8](repeating: 0, count: width * channels)
+        var out = 0
+        for y in stride(from: 0, to: height, by: step.y) {
+            let read = row.withUnsafeMutableBytes { raw in
+                MagickExportImagePixels(pointer, 0, y, width, 1, alpha ? "RGBA" : "RGB", CharPixel, raw.baseAddress)
+            }
+            try check(read, fallback: .corruptImage)
+            for x in stride(from: 0, to: width, by: step.x) where out + 4 <= grid.count {
+                let p = x * channels
+                grid[out] = row[p]
+                grid[out + 1] = row[p + 1]
+                grid[out + 2] = row[p + 2]
+                grid[out + 3] = alpha ? row[p + 3] : 255
+                out += 4
+            }
+        }
+        return true
+    }
+
     /// Point-samples the current image to `width` x `height` (`MagickSampleImage`: each output
     /// pixel is one input pixel, no filtering), reading only the rows it picks.
     func sample(toWidth width: Int, height: Int) throws(MagickIOError) {
