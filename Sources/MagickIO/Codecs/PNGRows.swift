@@ -92,11 +92,7 @@ final class PNGRows: RawRowSource {
 
     func convert(_ raw: UnsafeRawPointer, into row: UnsafeMutablePointer<Float>) {
         let count = width * channels
-        if info.bytes_per_sample == 2 {
-            SampleConversion.convert(raw.assumingMemoryBound(to: UInt16.self), count: count, into: row)
-        } else {
-            SampleConversion.convert(raw.assumingMemoryBound(to: UInt8.self), count: count, into: row)
-        }
+        SampleConversion.convert(raw, bytesPerSample: Int(info.bytes_per_sample), count: count, into: row)
     }
 
     func finish() throws(RowSourceFailure) {

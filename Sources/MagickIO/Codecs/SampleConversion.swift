@@ -21,4 +21,14 @@ enum SampleConversion {
             i += 1
         }
     }
+
+    /// A decoder's raw row of `count` samples, 8-bit or native-endian 16-bit (`bytesPerSample` 1
+    /// or 2), to floats 0...1.
+    static func convert(_ raw: UnsafeRawPointer, bytesPerSample: Int, count: Int, into row: UnsafeMutablePointer<Float>) {
+        if bytesPerSample == 2 {
+            convert(raw.assumingMemoryBound(to: UInt16.self), count: count, into: row)
+        } else {
+            convert(raw.assumingMemoryBound(to: UInt8.self), count: count, into: row)
+        }
+    }
 }

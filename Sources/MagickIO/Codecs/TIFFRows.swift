@@ -78,11 +78,7 @@ final class TIFFRows: RawRowSource {
 
     func convert(_ raw: UnsafeRawPointer, into row: UnsafeMutablePointer<Float>) {
         let count = width * channels
-        if info.output_bytes == 2 {
-            SampleConversion.convert(raw.assumingMemoryBound(to: UInt16.self), count: count, into: row)
-        } else {
-            SampleConversion.convert(raw.assumingMemoryBound(to: UInt8.self), count: count, into: row)
-        }
+        SampleConversion.convert(raw, bytesPerSample: Int(info.output_bytes), count: count, into: row)
         guard associatedAlpha else { return }
         var i = 0
         while i < count {
