@@ -7,8 +7,7 @@ extension Wand {
     func exportPixels(_ layout: PixelBuffer.Layout, width: Int, height: Int, into buffer: UnsafeMutableRawBufferPointer) throws(MagickIOError) {
         // Export maps channels by name, not meaning: a YCbCr image (ImageMagick's HEIC coder
         // returns one) or a CMYK one would come out as its raw planes.
-        let colorspace = MagickGetImageColorspace(pointer)
-        if ![sRGBColorspace, RGBColorspace, GRAYColorspace].contains(colorspace) {
+        if !exportsAsRGB {
             try check(MagickTransformImageColorspace(pointer, sRGBColorspace), fallback: .corruptImage)
         }
         // Export reads the opacity channel even of an image without alpha, and some coders
@@ -25,7 +24,7 @@ extension Wand {
     /// time without changing the image; false (nothing read) when the image is not RGB or grey,
     /// whose channels the export would give raw.
     func exportGrid(step: (x: Int, y: Int), into grid: UnsafeMutableBufferPointer<UInt8>) throws(MagickIOError) -> Bool {
-        guard [sRGBColorspace, RGBColorspace, GRAYColorspace].contains(MagickGetImageColorspace(pointer)) else { return false }
+        guard exportsAsRGB else { return false }
         let width = self.width, height = self.height
         let alpha = hasAlpha
         let channels = alpha ? 4 : 3
@@ -67,6 +66,12 @@ extension Wand {
     /// Makes the first image current.
     func rewind() {
         MagickSetFirstIterator(pointer)
+    }
+
+    /// Whether an export by channel name gives the current image's colours: an RGB or grey image
+    /// (a CMYK or YCbCr one would come out as its raw planes).
+    var exportsAsRGB: Bool {
+        [sRGBColorspace, RGBColorspace, GRAYColorspace].contains(MagickGetImageColorspace(pointer))
     }
 
     /// Whether the current image has an alpha channel.
