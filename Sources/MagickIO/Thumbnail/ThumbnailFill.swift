@@ -100,15 +100,11 @@ enum ThumbnailFill {
                            orientation: embedded.frames[0].orientation,
                            warnings: warnings.map(source.namingEmbedded), decoder: .imageMagick)
         case .heifItem(let item, let geometry, let source):
-            do throws(MagickIOError) {
-                try item.decode(into: wand)
-                try interrupt?.check()
-                try source.copyMetadata(into: wand, for: options)
-            } catch {
-                // A stop is final; an item libheif cannot decode is only a missed shortcut.
-                if error.kind == .cancelled { throw error }
-                return nil
-            }
+            // An item libheif cannot decode is a missed shortcut (``isShortcut``): the pipeline
+            // goes on to the picture; a stop is final.
+            try item.decode(into: wand)
+            try interrupt?.check()
+            try source.copyMetadata(into: wand, for: options)
             return Picture(geometry: geometry.standingFor(source), stored: geometry.scaled, orientation: .up, warnings: [],
                            decoder: .imageMagick)
         case .rows(let plan, let stream, let source):
