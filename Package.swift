@@ -52,9 +52,16 @@ let package = Package(
             name: "CMagickMemory",
             path: "Sources/CMagickMemory"
         ),
+        // The resampler's inner loops, built for any x86-64 and for AVX2 with FMA, the loader
+        // choosing (target_clones): C because Swift cannot build one function for two processors
+        // without flags that a package's users would have to accept. libc only.
+        .target(
+            name: "CResample",
+            path: "Sources/CResample"
+        ),
         .target(
             name: "MagickIO",
-            dependencies: ["CMagickWand", "CHeif", "CCodecs", "CMagickMemory"]
+            dependencies: ["CMagickWand", "CHeif", "CCodecs", "CMagickMemory", "CResample"]
         ),
         .target(
             name: "ExampleSupport",

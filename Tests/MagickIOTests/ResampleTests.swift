@@ -33,6 +33,59 @@ struct ResampleTests {
         }
     }
 
+    @Test("the cached taps are the ones worked out afresh, also once more sizes than it keeps went by")
+    func cachedTaps() {
+        let sizes = (0..<12).map { (1000 + 37 * $0, 256 - $0) } + [(1000, 256), (4000, 1024)]
+        for (input, output) in sizes + sizes.reversed() {
+            let cached = Resampler.Taps.cached(from: input, to: output), fresh = Resampler.Taps(from: input, to: output)
+            #expect(cached.first == fresh.first && cached.count == fresh.count && cached.weights == fresh.weights
+                    && cached.span == fresh.span, "\(input) -> \(output)")
+        }
+    }
+
+    @Test("the inner loops (C, built for AVX2 where the processor has it) do the arithmetic written out here",
+          arguments: [1, 7, 8, 9, 31, 33, 1001])
+    func innerLoops(length: Int) {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let words = (0..<length).map { _ in UInt16.random(in: 0...65535, using: &generator) }
+        var floats = [Float](repeating: -1, count: length)
+        SampleConversion.convert(bytes, count: length, into: &floats)
+        #expect(zip(bytes, floats).allSatisfy { abs($1 - Float($0) / 255) <= 1e-7 }, "8-bit samples")
+        SampleConversion.convert(words, count: length, into: &floats)
+        #expect(zip(words, floats).allSatisfy { abs($1 - Float($0) / 65535) <= 1e-7 }, "16-bit samples")
+
+        let row = (0..<length).map { _ in Float.random(in: -0.5...1.5, using: &generator) }
+        var sum = (0..<length).map { _ in Float.random(in: 0...1, using: &generator) }
+        let expected = zip(row, sum).map { $1 + $0 * 0.3 }
+        row.withUnsafeBufferPointer { row in
+            Resampler.addWeighted(UnsafeMutablePointer(mutating: row.baseAddress!), 0.3, into: &sum, length: length)
+        }
+        #expect(zip(sum, expected).allSatisfy { abs($0 - $1) <= 1e-6 }, "sum += row * weight")
+        var clamped = row
+        Resampler.finish(&clamped, pixels: length, channels: 1)
+        #expect(zip(clamped, row).allSatisfy { $0 == min(max($1, 0), 1) }, "clamped to 0...1")
+
+        for channels in [3, 4] {
+            let width = max(length / 3, 2)
+            let source = (0..<(width * channels + 1)).map { _ in Float.random(in: 0...1, using: &generator) }
+            let taps = Resampler.Taps(from: width, to: max(width / 3, 1))
+            var across = [Float](repeating: 0, count: taps.first.count * channels)
+            source.withUnsafeBufferPointer { source in
+                Resampler.filterAcross(UnsafeMutablePointer(mutating: source.baseAddress!), into: &across, taps: taps,
+                                       width: taps.first.count, channels: channels)
+            }
+            for x in 0..<taps.first.count {
+                for channel in 0..<channels {
+                    let written = (0..<taps.count[x]).reduce(Float(0)) {
+                        $0 + source[(taps.first[x] + $1) * channels + channel] * taps.weights[x * taps.span + $1]
+                    }
+                    #expect(abs(across[x * channels + channel] - written) <= 1e-5, "pixel \(x) channel \(channel) of \(channels)")
+                }
+            }
+        }
+    }
+
     /// The photo fixture decoded into a wand of its own.
     func decoded(_ name: String) throws -> Wand {
         let wand = Wand()

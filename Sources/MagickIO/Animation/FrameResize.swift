@@ -48,10 +48,12 @@ extension Wand {
         defer { row.deallocate() }
         for y in 0..<height {
             let line = rgba + y * width * 4
-            for x in 0..<width {
-                for c in 0..<channels {
-                    row[x * channels + c] = SampleConversion.unit8[Int(line[x * 4 + c])]
+            if opaque {
+                for x in 0..<width {
+                    SampleConversion.convert(line + x * 4, count: 3, into: row + x * 3)
                 }
+            } else {
+                SampleConversion.convert(line, count: width * 4, into: row)
             }
             try importRow(y, row, map: opaque ? "RGB" : "RGBA")
         }

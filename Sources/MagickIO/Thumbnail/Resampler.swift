@@ -1,4 +1,6 @@
+internal import CResample
 import Foundation
+import Synchronization
 
 /// Lanczos-3 resampling in Swift, which the thumbnail pipeline uses in place of
 /// `MagickResizeImage` for RGB images.
@@ -55,6 +57,21 @@ enum Resampler {
             self.weights = weights
         }
 
+        /// The taps for `input` to `output`, from the few kept from the last resamples: a batch of
+        /// thumbnails from one camera resamples the same sizes each time, and working out the
+        /// weights (two sines a tap) was a third of a millisecond of a 12 MP -> 256 one.
+        static func cached(from input: Int, to output: Int) -> Taps {
+            if let taps = recent.withLock({ $0.first { $0.input == input && $0.output == output }?.taps }) { return taps }
+            let taps = Taps(from: input, to: output)
+            recent.withLock { recent in
+                if recent.count == 8 { recent.removeFirst() }
+                recent.append((input, output, taps))
+            }
+            return taps
+        }
+
+        private static let recent = Mutex<[(input: Int, output: Int, taps: Taps)]>([])
+
         /// The most output positions whose windows are open at once when the inputs are taken in
         /// order and each output is finished, in order, once its window is past: how many sums
         /// the resampler keeps.
@@ -96,8 +113,8 @@ enum Resampler {
             }
             return input.height
         }
-        let across = Taps(from: input.width, to: output.width)
-        let down = Taps(from: input.height, to: output.height)
+        let across = Taps.cached(from: input.width, to: output.width)
+        let down = Taps.cached(from: input.height, to: output.height)
         let pending = down.mostOpenAtOnce(inputCount: input.height)
         let inputRow = input.width * channels
         // One float to spare after each row and sum: see filterAcross.
@@ -147,9 +164,9 @@ enum Resampler {
         return 3 * sin(pi * x) * sin(pi * x / 3) / (pi * pi * x * x)
     }
 
-    // The loops below are written on Float pointers with while loops, not SIMD types and ranges:
-    // that is as fast once optimised (LLVM vectorises them) and stays usable in a debug build,
-    // where generic SIMD operators are not inlined.
+    // The inner loops are CResample's (built for AVX2 with FMA where the processor has it);
+    // the loops left here run on output pixels only, written on Float pointers with while loops,
+    // which stay usable in a debug build, where generic SIMD operators are not inlined.
 
     static func premultiply(_ row: UnsafeMutablePointer<Float>, pixels: Int) {
         var pixel = row, x = 0
@@ -168,29 +185,12 @@ enum Resampler {
     /// has a float to spare after its last pixel), which keeps one loop for both layouts.
     static func filterAcross(_ row: UnsafeMutablePointer<Float>, into target: UnsafeMutablePointer<Float>,
                                      taps: Resampler.Taps, width: Int, channels: Int) {
-        taps.weights.withUnsafeBufferPointer { weights in
-            var x = 0, out = target
-            while x < width {
-                var source = row + channels * taps.first[x], weight = weights.baseAddress! + x * taps.span
-                var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
-                var tap = 0
-                let count = taps.count[x]
-                while tap < count {
-                    let w = weight[0]
-                    r += source[0] * w
-                    g += source[1] * w
-                    b += source[2] * w
-                    a += source[3] * w
-                    source += channels
-                    weight += 1
-                    tap += 1
+        taps.first.withUnsafeBufferPointer { first in
+            taps.count.withUnsafeBufferPointer { count in
+                taps.weights.withUnsafeBufferPointer { weights in
+                    mio_rs_filter_across(row, target, first.baseAddress, count.baseAddress, weights.baseAddress,
+                                         taps.span, width, channels)
                 }
-                out[0] = r
-                out[1] = g
-                out[2] = b
-                if channels == 4 { out[3] = a }
-                out += channels
-                x += 1
             }
         }
     }
@@ -198,20 +198,12 @@ enum Resampler {
     /// `target += row * weight`, over `length` floats.
     static func addWeighted(_ row: UnsafeMutablePointer<Float>, _ weight: Float, into target: UnsafeMutablePointer<Float>,
                                     length: Int) {
-        var i = 0
-        while i < length {
-            target[i] += row[i] * weight
-            i += 1
-        }
+        mio_rs_add_weighted(row, weight, target, length)
     }
 
     /// Clamps to 0...1 after Lanczos' negative lobes, dividing the colour by alpha again first.
     static func finish(_ pixels: UnsafeMutablePointer<Float>, pixels count: Int, channels: Int) {
-        var i = 0
-        while i < count * channels {
-            pixels[i] = min(max(pixels[i], 0), 1)
-            i += 1
-        }
+        mio_rs_clamp(pixels, count * channels)
         guard channels == 4 else { return }
         var pixel = pixels, x = 0
         while x < count {

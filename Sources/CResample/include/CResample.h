@@ -1,0 +1,31 @@
+#ifndef CRESAMPLE_H
+#define CRESAMPLE_H
+
+// The resampler's inner loops (Sources/MagickIO/Thumbnail/Resampler.swift): C so that each is
+// built twice, once for any x86-64 and once for AVX2 with FMA, and the one the processor runs is
+// chosen when the library loads (target_clones). The arithmetic is the Swift resampler's: floats
+// 0...1, a Lanczos-3 sum down, then across. libc only.
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// `count` 8-bit samples to floats 0...1 (`x * (1 / 255)`).
+void mio_rs_unit8(const uint8_t *samples, float *row, size_t count);
+
+/// `count` native-endian 16-bit samples to floats 0...1 (`x * (1 / 65535)`).
+void mio_rs_unit16(const uint16_t *samples, float *row, size_t count);
+
+/// `sum[i] += row[i] * weight` for `count` floats.
+void mio_rs_add_weighted(const float *row, float weight, float *sum, size_t count);
+
+/// Filters `row` across into `out`, `width` output pixels of `channels` (3 or 4) floats: output
+/// pixel x is the sum over its `count[x]` taps t of `row[(first[x] + t) * channels + c] *
+/// weights[x * span + t]`. `row` has one float to spare after its last pixel (an RGB pixel is
+/// read as four floats).
+void mio_rs_filter_across(const float *row, float *out, const intptr_t *first, const intptr_t *count,
+                          const float *weights, intptr_t span, intptr_t width, intptr_t channels);
+
+/// Clamps `count` floats to 0...1.
+void mio_rs_clamp(float *values, size_t count);
+
+#endif
