@@ -124,7 +124,7 @@ struct OwnDecoderTests {
         #expect(JPEGScale.numerator(width: 4000, height: 3000, target: (256, 192)) == 2)   // 1000x750
         #expect(JPEGScale.numerator(width: 4000, height: 3000, target: (250, 187)) == 1)   // 500x375
         #expect(JPEGScale.numerator(width: 4000, height: 3000, target: (250, 188)) == 2)
-        #expect(JPEGScale.numerator(width: 6000, height: 4000, target: (1024, 683)) == 3)  // 2250x1500
+        #expect(JPEGScale.numerator(width: 6000, height: 4000, target: (1024, 683)) == 4)  // 3000x2000: never 3/8
         #expect(JPEGScale.numerator(width: 12000, height: 8334, target: (256, 178)) == 1)  // 1500x1042
         #expect(JPEGScale.numerator(width: 300, height: 200, target: (256, 171)) == 8)
         // 5/8 would do (142x94) but ImageMagick's path cannot reach it: both decode whole.

@@ -13,12 +13,11 @@ enum JPEGScale {
     ///
     /// ImageMagick turns the hint into libjpeg's `scale_denom` d (the smaller axis ratio,
     /// truncated), and libjpeg-turbo then decodes at k/8 with k = ⌈8/d⌉: so 1/8, 1/4, 3/8 and 1/2
-    /// are reachable. Asking for exactly twice the target would often land on 1/2 where 3/8 still
-    /// suffices (6000x4000 to 1024: 3000x2000 instead of 2250x1500, twice the resize work), so the
-    /// hint is built from the denominator wanted instead.
+    /// are reachable. The hint is built from the denominator wanted, 8, 4 or 2 (the scales
+    /// ``numerator(width:height:target:)`` takes, so that both paths decode alike).
     static func hint(width: Int, height: Int, target: (width: Int, height: Int)) -> Hint? {
         let needed = (width: target.width.saturatingTimes(2), height: target.height.saturatingTimes(2))
-        for wanted in [8, 4, 3, 2] {
+        for wanted in [8, 4, 2] {
             let hint = Hint(width: max(width / wanted, 1), height: max(height / wanted, 1))
             guard denominator(width: width, height: height, hint: hint) >= 2 else { continue }
             let decoded = decodedSize(width: width, height: height, hint: hint)
@@ -38,13 +37,19 @@ enum JPEGScale {
     static let ownPathRoom = 2.0
 
     /// The numerator k of the own path's DCT scale k/8 for a `width` x `height` JPEG whose
-    /// thumbnail is `target`: the smallest that keeps ``ownPathRoom`` on both axes (8 when none
-    /// smaller does). Only the scales ImageMagick's `jpeg:size` can reach (1/8, 1/4, 3/8, 1/2),
-    /// so that both paths decode at the same scale: 5/8 to 7/8 would be cheaper than a full decode
-    /// here and there, but a small image with fine detail then differs from ImageMagick's path
-    /// by 2% RMSE (libjpeg-turbo's test images at 64 px, found by the sweep).
+    /// thumbnail is `target`: the smallest of 1, 2 and 4 that keeps ``ownPathRoom`` on both axes
+    /// (8 when none does).
+    ///
+    /// - Not 3/8: libjpeg-turbo has SIMD code for the 2x2, 4x4 and 8x8 inverse DCTs only (1x1 is
+    ///   the DC alone), and at 3/8 it runs the 3x3 (luma) and 6x6 (4:2:0 chroma) ones in plain C.
+    ///   A 24 MP photo decodes at 3/8 (2250x1500) in 83 ms, at 1/2 (3000x2000) in 74 ms; the
+    ///   larger picture's resize runs on the second core. 1/2 also leaves more room (2.9x to 1024).
+    /// - Not 5/8 to 7/8: only the scales ImageMagick's `jpeg:size` can reach, so that both paths
+    ///   decode at the same scale. They would be cheaper than a full decode here and there, but
+    ///   a small image with fine detail then differs from ImageMagick's path by 2% RMSE
+    ///   (libjpeg-turbo's test images at 64 px, found by the sweep).
     static func numerator(width: Int, height: Int, target: (width: Int, height: Int)) -> Int {
-        for k in [1, 2, 3, 4] {
+        for k in [1, 2, 4] {
             let size = scaledSize(width: width, height: height, numerator: k)
             if Double(size.width) >= ownPathRoom * Double(target.width), Double(size.height) >= ownPathRoom * Double(target.height) {
                 return k
