@@ -192,6 +192,9 @@ int mio_jpeg_open(mio_jpeg *jpeg, const uint8_t *data, int fd, size_t size, mio_
         jpeg->icc = NULL;
         jpeg->icc_length = 0;
     }
+    // The profile is the header's: APP2 segments between scans are stepped over, not kept (the
+    // census of the bytes this reads stopped at the first scan; see MetadataLimits.swift).
+    jpeg_save_markers(&jpeg->cinfo, JPEG_APP0 + 2, 0);
     memset(info, 0, sizeof *info);
     info->width = jpeg->cinfo.image_width;
     info->height = jpeg->cinfo.image_height;

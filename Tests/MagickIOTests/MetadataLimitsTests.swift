@@ -147,6 +147,49 @@ struct MetadataLimitsTests {
         #expect(scans.isComplete, "the walk crosses every scan to EOI")
     }
 
+    @Test("libjpeg's rows are admitted on the census to the first scan; ImageMagick's decode after them takes the whole file's")
+    func jpegCensusForLibjpeg() throws {
+        let base = try MetadataBombs.jpeg()
+        var bytes = [UInt8](base)
+        let application = MetadataBombs.segment(0xEB, Array(repeating: 0x41, count: 1000))
+        bytes.insert(contentsOf: application + application, at: bytes.count - 2)  // after the scan, before EOI
+        let data = Data(bytes)
+        let header = MetadataCensus.take(.memory(data), format: .jpeg, cap: 16 << 20, jpegUntilScan: true)
+        let whole = MetadataCensus.take(.memory(data), format: .jpeg, cap: 16 << 20)
+        #expect(header.isComplete && whole.bytes == header.bytes + 2000 && whole.segments == header.segments + 2,
+                "to the scan \(header.bytes) bytes in \(header.segments); to EOI \(whole.bytes) in \(whole.segments)")
+
+        let source = try ImageSource(data: data, options: DecodingOptions(maxMetadataBytes: 1500))
+        let own = try source.decoderInput(keeping: .pixelsOnly(profile: false), forLibjpeg: true)
+        #expect(own.bytes.count == data.count, "the segments after the scan are libjpeg's to step over")
+        let imageMagick = try source.decoderInput(keeping: .pixelsOnly(profile: false))
+        #expect(imageMagick.bytes.count == data.count - 2 * application.count, "ImageMagick reads a copy without them")
+
+        // The pipeline: the rows' admission does not stand for the picture's decode after them.
+        let inputs = try source.openThumbnail(.maxPixelSize(64), at: 0, allowUpscale: false, options: ThumbnailOptions())
+        var picture: DecoderInput?
+        var admitted: [(String, Int)] = []
+        for input in inputs {
+            let admission = try input.admit(ThumbnailOptions(), pictureInput: &picture)
+            switch input {
+            case .rows: admitted.append(("rows", try admission.approved().bytes.count))
+            case .decoded: admitted.append(("decoded", try admission.approved().bytes.count))
+            default: break
+            }
+        }
+        #expect(admitted.map(\.0) == ["rows", "decoded"] && admitted.map(\.1) == [data.count, data.count - 2 * application.count],
+                "\(admitted)")
+
+        let thumbnail = try source.thumbnail(maxPixelSize: 64)
+        #expect(thumbnail.decoder == .libjpeg)
+        try Self.expectQuadrants(thumbnail, "APP11 after the scan, own path")
+        var options = ThumbnailOptions()
+        options.ownDecoders = false
+        try Self.expectQuadrants(try source.thumbnail(maxPixelSize: 64, options: options), "APP11 after the scan, ImageMagick")
+        let kept = #expect(throws: MagickIOError.self) { try source.image(at: 0) }
+        #expect(kept?.kind == .limitExceeded && kept?.limit?.name == "maxMetadataBytes", "\(String(describing: kept))")
+    }
+
     @Test("XMP extended APP1 chains and COM floods are counted by bytes and segments")
     func jpegVariations() throws {
         let xmp = MetadataBombs.segment(0xE1, Array("http://ns.adobe.com/xmp/extension/\0".utf8) + Array(repeating: 0x20, count: 65_000))

@@ -10,9 +10,12 @@ enum JPEGMetadata {
     /// A real ICC profile chain has at most 255 segments (its sequence numbers are bytes).
     static let maxICCSegments = 255
 
-    static func census(_ reader: inout ByteReader) -> MetadataCensus {
+    /// The census from SOI to EOI, or (`untilScan`) to the first scan header: the segments
+    /// `jpeg_read_header` reads, and so all that ImageMagick's ping and libjpeg's own header read
+    /// see (``ImageSource/decoderInput(keeping:forLibjpeg:)``).
+    static func census(_ reader: inout ByteReader, untilScan: Bool = false) -> MetadataCensus {
         var census = MetadataCensus()
-        census.isComplete = JPEGSegments.walkAll(&reader) { reader, segment in
+        census.isComplete = JPEGSegments.walkAll(&reader, untilScan: untilScan) { reader, segment in
             guard (0xE0...0xEF).contains(segment.code) || segment.code == 0xFE else { return }
             // ImageMagick keeps the last comment (`SetImageProperty`), so COM segments cost it
             // their bytes, never a copy of the ones before: only APPn count as segments.

@@ -36,12 +36,13 @@ struct MetadataCensus: Sendable, Equatable {
     /// past the walk's entry budget): the census then stands for more than the limits allow.
     var uncounted: String?
 
-    /// The census of `bytes` as `format`, compressed chunks counted up to `cap` bytes each.
-    static func take(_ bytes: SourceBytes, format: ImageFormat, cap: Int) -> MetadataCensus {
+    /// The census of `bytes` as `format`, compressed chunks counted up to `cap` bytes each; a
+    /// JPEG's only up to its first scan header when `jpegUntilScan`.
+    static func take(_ bytes: SourceBytes, format: ImageFormat, cap: Int, jpegUntilScan: Bool = false) -> MetadataCensus {
         var reader = ByteReader(bytes)
         switch format {
         case .png: return PNGMetadata.census(&reader, cap: cap)
-        case .jpeg: return JPEGMetadata.census(&reader)
+        case .jpeg: return JPEGMetadata.census(&reader, untilScan: jpegUntilScan)
         case .tiff: return ContainerMetadata.tiff(bytes)
         case .webp: return ContainerMetadata.webp(&reader)
         case .gif: return ContainerMetadata.gif(&reader)

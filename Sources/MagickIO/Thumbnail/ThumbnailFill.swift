@@ -73,6 +73,11 @@ enum ThumbnailFill {
             return Admission()
         case .rows(_, let stream, let source):
             try source.checkLimits(stream)
+            // libjpeg's rows need the census only to the first scan; that input is not the
+            // whole picture's, so ImageMagick's decode after it takes its own.
+            if stream.decoder == .jpeg {
+                return Admission(input: try source.decoderInput(keeping: MetadataUse(options), forLibjpeg: true))
+            }
             let input = if let pictureInput { pictureInput } else { try source.decoderInput(keeping: MetadataUse(options)) }
             pictureInput = input
             return Admission(input: input)
