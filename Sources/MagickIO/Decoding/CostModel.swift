@@ -104,7 +104,8 @@ struct DecodeEstimate: Sendable, Hashable {
     /// The estimate for a thumbnail through MagickIO's own JPEG or PNG path (``RowSource``), which
     /// never holds the decoded image: libjpeg's coefficient buffer for a progressive JPEG (as
     /// above; unknown header: assumed progressive 4:4:4), the decoder's and the resampler's rows
-    /// (at most eight sums of the decoded width in floats, and the decoder's own row buffers,
+    /// (at most eight sums of the decoded width in floats, the four source rows taken at a time
+    /// and two more, and the decoder's own row buffers,
     /// counted as 64 more floats a pixel of width), and the output image (``resizeBytes``). A HEIC
     /// or AVIF is held whole by libheif: what the other path counts for it beyond the cache
     /// (its planes, the codec's frames, the RGB(A) copy the rows come from), and its codec's
@@ -143,7 +144,7 @@ struct DecodeEstimate: Sendable, Hashable {
         if format.isHEIF, let coded = header?.codedPixels {
             rowWidth = max(rowWidth, min(coded, maxCodedWidth))
         }
-        let rows = rowWidth.saturatingTimes(4 * 4 * (8 + 3) + 64 * 4)
+        let rows = rowWidth.saturatingTimes(4 * 4 * (8 + Resampler.groupRows + 2) + 64 * 4)
         let total = extra.saturatingPlus(rows).saturatingPlus(resizeBytes(from: rowWidth, to: output))
         var estimate = DecodeEstimate(format: format, header: header, width: stored.width, height: stored.height, jpegHint: nil)
         estimate.width = decoded.width
