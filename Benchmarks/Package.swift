@@ -30,6 +30,12 @@ let package = Package(
             dependencies: [.product(name: "MagickIO", package: magickIOPackage)],
             path: "Sources/smartcrop"
         ),
+        // The JPEG floor in process: libjpeg-turbo alone (C, libjpeg62-turbo-dev), on N threads.
+        .executableTarget(
+            name: "jpegfloor",
+            path: "Sources/jpegfloor",
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("pthread")]
+        ),
         .executableTarget(
             name: "wandreuse",
             dependencies: [.product(name: "MagickIO", package: magickIOPackage)],

@@ -17,6 +17,7 @@ from PIL import Image
 
 Image.MAX_IMAGE_PIXELS = None
 CORPUS, RESULTS, THUMBNAIL, INPROCESS, STAGES = sys.argv[1:6]
+JPEGFLOOR = os.path.join(os.path.dirname(INPROCESS), "jpegfloor")  # libjpeg-turbo alone, in process
 QUICK = "--quick" in sys.argv
 HERE = os.path.dirname(os.path.abspath(__file__))
 PY = sys.executable
@@ -80,11 +81,12 @@ def fitted(width, height, size):
 
 
 def floor_scale(path, size):
-    """djpeg's scale for the cheapest decode that still covers the target: k/8, k smallest."""
+    """The DCT scale k/8 MagickIO's own JPEG path decodes at (JPEGScale.numerator): the smallest of
+    1/8, 1/4 and 1/2 that gives twice the thumbnail on each axis, else 8/8."""
     with Image.open(path) as im:
         w, h = im.size
     tw, th = fitted(w, h, size)
-    return next(f"{k}/8" for k in range(1, 9) if (w * k + 7) // 8 >= tw and (h * k + 7) // 8 >= th)
+    return next((k for k in (1, 2, 4) if (w * k + 7) // 8 >= 2 * tw and (h * k + 7) // 8 >= 2 * th), 8)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -115,9 +117,10 @@ N = len(photos)
 say(f"## Batch: {N} x 12 MP JPEG -> 256 px JPEG q85, all {CORES} cores")
 say()
 say(f"Best of {ROUNDS} interleaved round(s) by wall clock. CPU ms/img is user+sys over all processes "
-    "(insensitive to other load on the machine). Peak RSS: the largest process (GNU time %M).")
+    "(insensitive to other load on the machine). Peak RSS: the largest process (GNU time %M). The "
+    "floors are libjpeg-turbo alone (`jpegfloor`, C): each file read into memory and decoded, on "
+    f"{CORES} threads in one process, nothing resized, encoded or written.")
 say()
-sh_loop = 'for f; do djpeg -scale {} -outfile /dev/null "$f"; done'
 batch = [
     ("MagickIO `thumbnail`", f"1 process, --jobs {CORES}", {},
      lambda o: [[THUMBNAIL, "--jobs", str(CORES), "--max-pixel-size", "256", "--quality", "85",
@@ -131,10 +134,10 @@ batch = [
                  "-quality", "85", "-format", "jpg", *h] for h in halves(photos)]),
     ("Pillow script", f"{CORES} processes, draft + LANCZOS", {},
      lambda o: [[PY, os.path.join(HERE, "pillow_thumb.py"), o, "256", "jpeg", *h] for h in halves(photos)]),
-    ("floor: `djpeg -scale 1/8`", f"{CORES} processes, one exec per file", {},
-     lambda o: [["sh", "-c", sh_loop.format("1/8"), "sh", *h] for h in halves(photos)]),
-    ("`djpeg -scale 1/4` (the scale vips and MagickIO decode at)", f"{CORES} processes, one exec per file", {},
-     lambda o: [["sh", "-c", sh_loop.format("1/4"), "sh", *h] for h in halves(photos)]),
+    ("floor: libjpeg-turbo alone at 1/8", f"1 process, {CORES} threads, decode only", {},
+     lambda o: [[JPEGFLOOR, "1", str(CORES), *photos]]),
+    ("floor: libjpeg-turbo alone at 1/4 (the scale vips and MagickIO decode at)", f"1 process, {CORES} threads, decode only", {},
+     lambda o: [[JPEGFLOOR, "2", str(CORES), *photos]]),
 ]
 def path_of(note):
     """The path a MagickIO thumbnail took, from the decoder `inprocess` names after the size."""
@@ -148,7 +151,7 @@ for _ in range(ROUNDS):
     for name, _, env, commands in batch:
         out = fresh("batch")
         wall, cpu, rss, _ = timed(commands(out), env)
-        if not name.startswith(("floor", "`djpeg")):
+        if not name.startswith("floor"):
             made = sorted(glob.glob(os.path.join(out, "*.jpg")))
             assert len(made) == N, f"{name}: {len(made)} outputs for {N} inputs"
             with Image.open(made[0]) as im:
@@ -173,8 +176,9 @@ say("Median of N runs after one warm-up, open + thumbnail + encode to memory, st
     "thread. `MagickIO` is the default (its own libjpeg-turbo/libpng paths where they apply: the "
     "output column names the decoder); `MagickIO, ImageMagick path` is the same call with the own "
     "decoders off (`ThumbnailOptions.ownDecoders`, SPI). Peak RSS is the whole process (Python itself "
-    "is about 10 MiB, with pyvips or Pillow loaded about 30). The floor is djpeg in its own process "
-    "(about 2 ms of exec included) at the smallest DCT scale that covers the output.")
+    "is about 10 MiB, with pyvips or Pillow loaded about 30). The floor is libjpeg-turbo alone "
+    "(`jpegfloor`, C, in process: the file read into memory and decoded, nothing else) at the DCT "
+    "scale MagickIO decodes at.")
 say()
 big = lambda name: os.path.join(CORPUS, name)
 cases = [
@@ -211,10 +215,9 @@ for case, path, size, fmt, reps in cases:
     results["libvips 8.14 `vipsthumbnail`"] = (1000 * statistics.median(w for w, _, _, _ in runs),
                                                max(r for _, _, r, _ in runs), "process per run")
     if fmt == "jpeg" and path.endswith(".jpg"):
-        scale = floor_scale(path, size)
-        walls = [timed([["djpeg", "-scale", scale, "-outfile", "/dev/null", path]])[:3] for _ in range(reps)]
-        results[f"floor: djpeg -scale {scale}"] = (1000 * statistics.median(w for w, _, _ in walls),
-                                                   max(r for _, _, r in walls), "decode only")
+        k = floor_scale(path, size)
+        _, _, rss, (stdout,) = timed([[JPEGFLOOR, str(k), "1", "--repeat", str(reps), path]])
+        results[f"floor: libjpeg-turbo alone at {k}/8"] = (float(stdout.split()[0]), rss, "decode only, in process")
     single[case] = results
     base_ms, base_rss, _ = results["pyvips"]
     for name, (ms, rss, note) in results.items():
