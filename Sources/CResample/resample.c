@@ -46,6 +46,24 @@ void mio_rs_add_weighted_rows(const float *const *rows, const float *weights, in
     }
 }
 
+MIO_CLONES
+void mio_rs_add_weighted_bytes(const uint8_t *const *rows, const float *weights, intptr_t n, float *restrict sum,
+                               size_t count) {
+    if (n == 4) {  // the resampler's case, unrolled: each sum read and written once for four rows
+        const uint8_t *restrict a = rows[0], *restrict b = rows[1], *restrict c = rows[2], *restrict d = rows[3];
+        const float wa = weights[0], wb = weights[1], wc = weights[2], wd = weights[3];
+        for (size_t i = 0; i < count; i++) {
+            sum[i] += (float)a[i] * wa + (float)b[i] * wb + (float)c[i] * wc + (float)d[i] * wd;
+        }
+        return;
+    }
+    for (intptr_t j = 0; j < n && j < 8; j++) {
+        const uint8_t *restrict row = rows[j];
+        const float weight = weights[j];
+        for (size_t i = 0; i < count; i++) sum[i] += (float)row[i] * weight;
+    }
+}
+
 // Four floats, read from anywhere: an RGB pixel and the next pixel's red, or an RGBA pixel.
 typedef float mio_four __attribute__((vector_size(16), aligned(4)));
 

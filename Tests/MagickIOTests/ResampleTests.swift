@@ -91,6 +91,35 @@ struct ResampleTests {
         }
     }
 
+    @Test("8-bit RGB rows resample as their floats do, reducing by two or more or not",
+          arguments: [(301, 203, 64, 43), (301, 203, 200, 135), (64, 48, 64, 48), (50, 40, 120, 96), (1000, 9, 256, 2)])
+    func bytesAsFloats(width: Int, height: Int, outWidth: Int, outHeight: Int) {
+        var generator = SystemRandomNumberGenerator()
+        let pixels = (0..<(width * height * 3)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        func resampled(bytes: Bool) -> [Float] {
+            var out = [Float](repeating: -1, count: outWidth * outHeight * 3)
+            let write = { (y: Int, row: UnsafeMutablePointer<Float>) in
+                for i in 0..<(outWidth * 3) { out[y * outWidth * 3 + i] = row[i] }
+            }
+            pixels.withUnsafeBufferPointer { source in
+                if bytes {
+                    Resampler.streamBytes(input: (width, height), output: (outWidth, outHeight),
+                                          read: { y, row in row.update(from: source.baseAddress! + y * width * 3, count: width * 3) },
+                                          write: write, progress: { _, _ in })
+                } else {
+                    Resampler.stream(input: (width, height), output: (outWidth, outHeight), channels: 3,
+                                     read: { y, row in SampleConversion.convert(source.baseAddress! + y * width * 3, count: width * 3, into: row) },
+                                     write: write, progress: { _, _ in })
+                }
+            }
+            return out
+        }
+        let bytes = resampled(bytes: true), floats = resampled(bytes: false)
+        let worst = zip(bytes, floats).map { abs($0 - $1) }.max() ?? 1
+        #expect(worst <= 1e-5, "largest difference \(worst)")
+        #expect(!bytes.contains(-1), "every output row written")
+    }
+
     /// The photo fixture decoded into a wand of its own.
     func decoded(_ name: String) throws -> Wand {
         let wand = Wand()

@@ -22,6 +22,10 @@ void mio_rs_add_weighted(const float *row, float weight, float *sum, size_t coun
 /// floats, `n` at most 8.
 void mio_rs_add_weighted_rows(const float *const *rows, const float *weights, intptr_t n, float *sum, size_t count);
 
+/// `sum[i] += rows[0][i] * weights[0] + ... + rows[n - 1][i] * weights[n - 1]` for `count`
+/// 8-bit samples (weights scaled by 1/255 for floats 0...1), `n` at most 8.
+void mio_rs_add_weighted_bytes(const uint8_t *const *rows, const float *weights, intptr_t n, float *sum, size_t count);
+
 /// Filters `row` across into `out`, `width` output pixels of `channels` (3 or 4) floats: output
 /// pixel x is the sum over its `count[x]` taps t of `row[(first[x] + t) * channels + c] *
 /// weights[x * span + t]`. `row` has one float to spare after its last pixel (an RGB pixel is

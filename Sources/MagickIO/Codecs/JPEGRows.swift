@@ -69,6 +69,12 @@ final class JPEGRows: RawRowSource {
         rowsRead += 1
     }
 
+    var givesRGBBytes: Bool { true }
+
+    func readBytes(into row: UnsafeMutablePointer<UInt8>) throws(RowSourceFailure) {
+        try readRawRow(into: row)
+    }
+
     func convert(_ raw: UnsafeRawPointer, into row: UnsafeMutablePointer<Float>) {
         SampleConversion.convert(raw.assumingMemoryBound(to: UInt8.self), count: width * 3, into: row)
     }

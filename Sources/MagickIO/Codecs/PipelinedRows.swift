@@ -36,6 +36,12 @@ final class PipelinedRows: RowSource {
         try ring.consume(into: row)
     }
 
+    var givesRGBBytes: Bool { ring.source.givesRGBBytes }
+
+    func readBytes(into row: UnsafeMutablePointer<UInt8>) throws(RowSourceFailure) {
+        try ring.consume { raw in row.update(from: raw.assumingMemoryBound(to: UInt8.self), count: width * 3) }
+    }
+
     func finish() throws(RowSourceFailure) {
         try ring.drain()
     }
@@ -110,6 +116,11 @@ final class PipelinedRows: RowSource {
         }
 
         func consume(into row: UnsafeMutablePointer<Float>) throws(RowSourceFailure) {
+            try consume { raw in source.convert(raw, into: row) }
+        }
+
+        /// Hands the next row's bytes to `use` (on the reader's thread), then frees its slot.
+        func consume(_ use: (UnsafeRawPointer) -> Void) throws(RowSourceFailure) {
             condition.lock()
             while produced <= consumed, !ended { condition.wait() }
             guard produced > consumed else {
@@ -118,7 +129,7 @@ final class PipelinedRows: RowSource {
                 throw failure
             }
             condition.unlock()
-            source.convert(slot(consumed), into: row)
+            use(slot(consumed))
             condition.lock()
             consumed += 1
             condition.broadcast()

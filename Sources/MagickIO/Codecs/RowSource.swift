@@ -13,9 +13,22 @@ protocol RowSource: AnyObject {
     var iccProfile: [UInt8]? { get }
     /// Reads the next row, `width * channels` floats.
     func readRow(into row: UnsafeMutablePointer<Float>) throws(RowSourceFailure)
+    /// Whether ``readBytes(into:)`` gives the rows: RGB, 8-bit samples (libjpeg-turbo's), which
+    /// the resampler reads as they are (``Resampler/streamBytes(input:output:read:write:progress:)``).
+    var givesRGBBytes: Bool { get }
+    /// Reads the next row as `width * 3` bytes, when ``givesRGBBytes``.
+    func readBytes(into row: UnsafeMutablePointer<UInt8>) throws(RowSourceFailure)
     /// Reads what is left of the file after the last row (and the rows nobody asked for), so that
     /// damage at the end is seen as ImageMagick's decoder sees it.
     func finish() throws(RowSourceFailure)
+}
+
+extension RowSource {
+    var givesRGBBytes: Bool { false }
+
+    func readBytes(into row: UnsafeMutablePointer<UInt8>) throws(RowSourceFailure) {
+        throw .fallback("the rows are not 8-bit RGB")
+    }
 }
 
 /// A ``RowSource`` whose rows can also be taken as the decoder gives them (bytes) and converted

@@ -114,65 +114,131 @@ enum Resampler {
             }
             return input.height
         }
-        let across = Taps.cached(from: input.width, to: output.width)
-        let down = Taps.cached(from: input.height, to: output.height)
-        // Reducing by two or more, the pass down takes source rows four at a time: each sum is
-        // then read and written once for four rows, not four times (the pass is bound by moving
-        // the sums, not by the arithmetic: twice as fast for a 12 MP JPEG to 256 px).
         let group = input.height >= 2 * output.height ? groupRows : 1
-        let pending = down.mostOpenAtOnce(inputCount: input.height, group: group)
         let inputRow = input.width * channels
         // One float to spare after each row and sum: see filterAcross.
         let rows = UnsafeMutablePointer<Float>.allocate(capacity: group * (inputRow + 1))
         rows.initialize(repeating: 0, count: group * (inputRow + 1))
+        let taking = UnsafeMutablePointer<UnsafePointer<Float>?>.allocate(capacity: group)
+        defer {
+            rows.deallocate()
+            taking.deallocate()
+        }
+        for index in 0..<group {
+            taking[index] = UnsafePointer(rows + index * (inputRow + 1))
+        }
+        return try streamDown(input: input, output: output, channels: channels, group: group,
+            take: { (start, count) throws(E) in
+                for index in 0..<count {
+                    let row = rows + index * (inputRow + 1)
+                    try read(start + index, row)
+                    if channels == 4 {
+                        premultiply(row, pixels: input.width)
+                    }
+                    if (start + index) % 16 == 15 { try progress(start + index, input.height) }
+                }
+            },
+            add: { sum, weights in
+                if group == 1 {
+                    addWeighted(rows, weights[0], into: sum, length: inputRow)
+                } else {
+                    mio_rs_add_weighted_rows(taking, weights, group, sum, inputRow)
+                }
+            },
+            write: write)
+    }
+
+    /// ``stream(input:output:channels:read:write:progress:)`` for RGB rows of 8-bit samples, as
+    /// libjpeg-turbo gives them: reducing by two or more, the pass down reads the bytes (a
+    /// quarter of the floats' memory, which stays in the processor's first cache), and no row is
+    /// ever converted to floats; otherwise each row is converted and streamed as floats.
+    @discardableResult
+    static func streamBytes<E: Error>(input: (width: Int, height: Int), output: (width: Int, height: Int),
+                                      read: (_ y: Int, _ row: UnsafeMutablePointer<UInt8>) throws(E) -> Void,
+                                      write: (_ y: Int, _ row: UnsafeMutablePointer<Float>) throws(E) -> Void,
+                                      progress: (_ y: Int, _ of: Int) throws(E) -> Void) throws(E) -> Int {
+        let inputRow = input.width * 3
+        let group = input.height >= 2 * output.height && input != output ? groupRows : 1
+        let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: group * inputRow)
+        bytes.initialize(repeating: 0, count: group * inputRow)
+        defer { bytes.deallocate() }
+        guard group > 1 else {
+            return try stream(input: input, output: output, channels: 3,
+                              read: { (y, row) throws(E) in
+                                  try read(y, bytes)
+                                  SampleConversion.convert(bytes, count: inputRow, into: row)
+                              },
+                              write: write, progress: progress)
+        }
+        let taking = UnsafeMutablePointer<UnsafePointer<UInt8>?>.allocate(capacity: group)
+        let scaled = UnsafeMutablePointer<Float>.allocate(capacity: group)
+        defer {
+            taking.deallocate()
+            scaled.deallocate()
+        }
+        for index in 0..<group {
+            taking[index] = UnsafePointer(bytes + index * inputRow)
+        }
+        return try streamDown(input: input, output: output, channels: 3, group: group,
+            take: { (start, count) throws(E) in
+                for index in 0..<count {
+                    try read(start + index, bytes + index * inputRow)
+                    if (start + index) % 16 == 15 { try progress(start + index, input.height) }
+                }
+            },
+            add: { sum, weights in
+                for index in 0..<group {
+                    scaled[index] = weights[index] * (1 / 255)
+                }
+                mio_rs_add_weighted_bytes(taking, scaled, group, sum, inputRow)
+            },
+            write: write)
+    }
+
+    /// The passes down and across, on rows that `take` reads `group` at a time (the first
+    /// `count` of the group's places, from source row `start`), and that `add` adds into an
+    /// output row's sum with the group's weights (0 for a row outside the output's window, and for
+    /// the places past the last row taken).
+    private static func streamDown<E: Error>(
+        input: (width: Int, height: Int), output: (width: Int, height: Int), channels: Int, group: Int,
+        take: (_ start: Int, _ count: Int) throws(E) -> Void,
+        add: (_ sum: UnsafeMutablePointer<Float>, _ weights: UnsafePointer<Float>) -> Void,
+        write: (_ y: Int, _ row: UnsafeMutablePointer<Float>) throws(E) -> Void
+    ) throws(E) -> Int {
+        let across = Taps.cached(from: input.width, to: output.width)
+        let down = Taps.cached(from: input.height, to: output.height)
+        // Reducing by two or more, the pass down takes source rows four at a time: each sum is
+        // then read and written once for four rows, not four times (the pass is bound by moving
+        // the sums, not by the arithmetic).
+        let pending = down.mostOpenAtOnce(inputCount: input.height, group: group)
+        let inputRow = input.width * channels
         let sums = UnsafeMutablePointer<Float>.allocate(capacity: pending * (inputRow + 1))
         sums.initialize(repeating: 0, count: pending * (inputRow + 1))
         let finished = UnsafeMutablePointer<Float>.allocate(capacity: output.width * channels)
-        let taking = UnsafeMutablePointer<UnsafePointer<Float>?>.allocate(capacity: group)
-        let groupWeights = UnsafeMutablePointer<Float>.allocate(capacity: group)
+        let weights = UnsafeMutablePointer<Float>.allocate(capacity: group)
         defer {
-            rows.deallocate()
             sums.deallocate()
             finished.deallocate()
-            taking.deallocate()
-            groupWeights.deallocate()
+            weights.deallocate()
         }
-        func row(_ index: Int) -> UnsafeMutablePointer<Float> { rows + index * (inputRow + 1) }
         func sum(_ y: Int) -> UnsafeMutablePointer<Float> { sums + (y % pending) * (inputRow + 1) }
-        for index in 0..<group {
-            taking[index] = UnsafePointer(row(index))
-        }
 
         let lastRow = zip(down.first, down.count).map { $0 + $1 }.max() ?? input.height
         var opened = 0, done = 0
         for start in stride(from: 0, to: lastRow, by: group) {
             let taken = min(group, lastRow - start)
-            for index in 0..<taken {
-                try read(start + index, row(index))
-                if channels == 4 {
-                    premultiply(row(index), pixels: input.width)
-                }
-                if (start + index) % 16 == 15 {
-                    try progress(start + index, lastRow)
-                }
-            }
+            try take(start, taken)
             let last = start + taken - 1
             while opened < output.height, down.first[opened] <= last {
                 sum(opened).update(repeating: 0, count: inputRow)
                 opened += 1
             }
             for y in done..<opened where start < down.first[y] + down.count[y] {
-                if group == 1 {
-                    addWeighted(row(0), down.weights[y * down.span + start - down.first[y]], into: sum(y), length: inputRow)
-                    continue
-                }
-                // The weights of this output's window for the rows taken: 0 outside it (and for
-                // the places of rows past the last, which hold earlier rows).
                 for index in 0..<group {
                     let tap = start + index - down.first[y]
-                    groupWeights[index] = index < taken && tap >= 0 && tap < down.count[y] ? down.weights[y * down.span + tap] : 0
+                    weights[index] = index < taken && tap >= 0 && tap < down.count[y] ? down.weights[y * down.span + tap] : 0
                 }
-                mio_rs_add_weighted_rows(taking, groupWeights, group, sum(y), inputRow)
+                add(sum(y), weights)
             }
             while done < opened, down.first[done] + down.count[done] <= last + 1 {
                 filterAcross(sum(done), into: finished, taps: across, width: output.width, channels: channels)

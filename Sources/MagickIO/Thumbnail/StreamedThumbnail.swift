@@ -150,17 +150,23 @@ extension ImageSource {
         } catch {
             throw .fallback(error.description)
         }
-        try Resampler.stream(
-            input: (rows.width, rows.height), output: size, channels: rows.channels,
-            read: { (_, row) throws(RowSourceFailure) in try rows.readRow(into: row) },
-            write: { (y, row) throws(RowSourceFailure) in
-                do throws(MagickIOError) { try wand.importRow(y, row, map: map) } catch { throw .fallback(error.description) }
-            },
-            progress: { (_, _) throws(RowSourceFailure) in
-                guard let interrupt, !interrupt.progressPoint() else { return }
-                do throws(MagickIOError) { try interrupt.check() } catch { throw .stopped(error) }
-                throw .stopped(MagickIOError(.cancelled, "the operation was cancelled"))
-            })
+        let write = { (y: Int, row: UnsafeMutablePointer<Float>) throws(RowSourceFailure) in
+            do throws(MagickIOError) { try wand.importRow(y, row, map: map) } catch { throw .fallback(error.description) }
+        }
+        let progress = { (_: Int, _: Int) throws(RowSourceFailure) in
+            guard let interrupt, !interrupt.progressPoint() else { return }
+            do throws(MagickIOError) { try interrupt.check() } catch { throw .stopped(error) }
+            throw .stopped(MagickIOError(.cancelled, "the operation was cancelled"))
+        }
+        if rows.givesRGBBytes {
+            try Resampler.streamBytes(input: (rows.width, rows.height), output: size,
+                                      read: { (_, row) throws(RowSourceFailure) in try rows.readBytes(into: row) },
+                                      write: write, progress: progress)
+        } else {
+            try Resampler.stream(input: (rows.width, rows.height), output: size, channels: rows.channels,
+                                 read: { (_, row) throws(RowSourceFailure) in try rows.readRow(into: row) },
+                                 write: write, progress: progress)
+        }
         try rows.finish()
     }
 }
