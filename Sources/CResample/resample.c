@@ -30,39 +30,29 @@ void mio_rs_add_weighted(const float *restrict row, float weight, float *restric
     }
 }
 
-MIO_CLONES
-void mio_rs_add_weighted_rows(const float *const *rows, const float *weights, intptr_t n, float *restrict sum,
-                              size_t count) {
-    if (n == 4) {  // the resampler's case, unrolled: each sum read and written once for four rows
-        const float *restrict a = rows[0], *restrict b = rows[1], *restrict c = rows[2], *restrict d = rows[3];
-        const float wa = weights[0], wb = weights[1], wc = weights[2], wd = weights[3];
-        for (size_t i = 0; i < count; i++) {
-            sum[i] += a[i] * wa + b[i] * wb + c[i] * wc + d[i] * wd;
-        }
-        return;
+// sum[i] += rows[0][i] * weights[0] + ... for rows of `type` (float, or 8-bit samples the weights
+// scale): with four rows, the resampler's case, unrolled, each sum read and written once for the
+// four; otherwise a row at a time.
+#define MIO_ADD_WEIGHTED_ROWS(name, type)                                                                    \
+    MIO_CLONES                                                                                               \
+    void name(const type *const *rows, const float *weights, intptr_t n, float *restrict sum, size_t count) { \
+        if (n == 4) {                                                                                        \
+            const type *restrict a = rows[0], *restrict b = rows[1], *restrict c = rows[2], *restrict d = rows[3]; \
+            const float wa = weights[0], wb = weights[1], wc = weights[2], wd = weights[3];                  \
+            for (size_t i = 0; i < count; i++) {                                                             \
+                sum[i] += (float)a[i] * wa + (float)b[i] * wb + (float)c[i] * wc + (float)d[i] * wd;         \
+            }                                                                                                \
+            return;                                                                                          \
+        }                                                                                                    \
+        for (intptr_t j = 0; j < n && j < 8; j++) {                                                          \
+            const type *restrict row = rows[j];                                                              \
+            const float weight = weights[j];                                                                 \
+            for (size_t i = 0; i < count; i++) sum[i] += (float)row[i] * weight;                             \
+        }                                                                                                    \
     }
-    for (intptr_t j = 0; j < n && j < 8; j++) {
-        mio_rs_add_weighted(rows[j], weights[j], sum, count);
-    }
-}
 
-MIO_CLONES
-void mio_rs_add_weighted_bytes(const uint8_t *const *rows, const float *weights, intptr_t n, float *restrict sum,
-                               size_t count) {
-    if (n == 4) {  // the resampler's case, unrolled: each sum read and written once for four rows
-        const uint8_t *restrict a = rows[0], *restrict b = rows[1], *restrict c = rows[2], *restrict d = rows[3];
-        const float wa = weights[0], wb = weights[1], wc = weights[2], wd = weights[3];
-        for (size_t i = 0; i < count; i++) {
-            sum[i] += (float)a[i] * wa + (float)b[i] * wb + (float)c[i] * wc + (float)d[i] * wd;
-        }
-        return;
-    }
-    for (intptr_t j = 0; j < n && j < 8; j++) {
-        const uint8_t *restrict row = rows[j];
-        const float weight = weights[j];
-        for (size_t i = 0; i < count; i++) sum[i] += (float)row[i] * weight;
-    }
-}
+MIO_ADD_WEIGHTED_ROWS(mio_rs_add_weighted_rows, float)
+MIO_ADD_WEIGHTED_ROWS(mio_rs_add_weighted_bytes, uint8_t)
 
 // Four floats, read from anywhere: an RGB pixel and the next pixel's red, or an RGBA pixel.
 typedef float mio_four __attribute__((vector_size(16), aligned(4)));
