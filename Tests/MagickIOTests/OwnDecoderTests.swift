@@ -120,11 +120,11 @@ struct OwnDecoderTests {
     }
 
     @Test("the DCT scale is the smallest of ImageMagick's that keeps twice the thumbnail on each axis")
-    func scaleRule() {
+    func scaleRule() throws {
         #expect(JPEGScale.numerator(width: 4000, height: 3000, target: (256, 192)) == 2)   // 1000x750
         #expect(JPEGScale.numerator(width: 4000, height: 3000, target: (250, 187)) == 1)   // 500x375
         #expect(JPEGScale.numerator(width: 4000, height: 3000, target: (250, 188)) == 2)
-        #expect(JPEGScale.numerator(width: 6000, height: 4000, target: (1024, 683)) == 4)  // 3000x2000: never 3/8
+        #expect(JPEGScale.numerator(width: 6000, height: 4000, target: (1024, 683)) == 4)  // 3000x2000, not 3/8
         #expect(JPEGScale.numerator(width: 12000, height: 8334, target: (256, 178)) == 1)  // 1500x1042
         #expect(JPEGScale.numerator(width: 300, height: 200, target: (256, 171)) == 8)
         // 5/8 would do (142x94) but ImageMagick's path cannot reach it: both decode whole.
@@ -138,6 +138,26 @@ struct OwnDecoderTests {
             #expect(own == imageMagick, "\(width)x\(height) -> \(target)")
         }
         #expect(JPEGScale.scaledSize(width: 4001, height: 3001, numerator: 1) == (501, 376))
+        // 3/8 only where 1/2 would be over the size limits and 3/8 is not: 2x20000 against 2x15000.
+        #expect(JPEGScale.numerator(width: 3, height: 40_000, target: (1, 256)) == 4)
+        #expect(JPEGScale.numerator(width: 3, height: 40_000, target: (1, 256), within: (16_384, 16_384)) == 3)
+        #expect(JPEGScale.numerator(width: 3, height: 60_000, target: (1, 256), within: (16_384, 16_384)) == 4, "over at 3/8 too")
+        #expect(JPEGScale.numerator(width: 6000, height: 4000, target: (1024, 683), within: (16_384, 16_384)) == 4)
+        let strip = try #require(JPEGScale.hint(width: 3, height: 40_000, target: (1, 256), within: (16_384, 16_384)))
+        #expect(JPEGScale.decodedSize(width: 3, height: 40_000, hint: strip) == (2, 15_000))
+    }
+
+    @Test("a strip whose 1/2 decode is over the height limit decodes at 3/8 on both paths, not refused")
+    func stripUnderTheLimits() throws {
+        let url = try LargeImages.cached("strip-3x40000.jpg") { try LargeImages.writeJPEG(to: $0, width: 3, height: 40_000) }
+        let source = try ImageSource(url: url)
+        var imageMagick = ThumbnailOptions()
+        imageMagick.ownDecoders = false
+        for (options, decoder) in [(ThumbnailOptions(), Image.Decoder.libjpeg), (imageMagick, .imageMagick)] {
+            let thumbnail = try source.thumbnail(maxPixelSize: 256, options: options)
+            #expect(thumbnail.width == 1 && thumbnail.height == 256 && thumbnail.decoder == decoder,
+                    "\(thumbnail.width)x\(thumbnail.height) by \(thumbnail.decoder)")
+        }
     }
 
     @Test("rows decoded on a second thread are the same rows; a failure and a stop reach the reader")

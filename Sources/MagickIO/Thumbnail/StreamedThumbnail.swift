@@ -34,7 +34,9 @@ extension ImageSource {
         switch format {
         case .jpeg where header.components == 3:
             decoder = .jpeg
-            scale = JPEGScale.numerator(width: stored.width, height: stored.height, target: plan.stored)
+            let limits = ResourceLimits.current
+            scale = JPEGScale.numerator(width: stored.width, height: stored.height, target: plan.stored,
+                                        within: (limits.width, limits.height))
             decoded = JPEGScale.scaledSize(width: stored.width, height: stored.height, numerator: scale)
         case .png where !header.isInterlaced && header.components >= 3:
             decoder = .png

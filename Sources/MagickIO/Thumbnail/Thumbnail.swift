@@ -182,7 +182,8 @@ extension ImageSource {
         let geometry = request.geometry(width: header.orientedWidth, height: header.orientedHeight, allowUpscale: allowUpscale)
         let stored = geometry.stored(turnedBy: header.orientation)
         let hint = format == .jpeg
-            ? JPEGScale.hint(width: header.pixelWidth, height: header.pixelHeight, target: stored)
+            ? JPEGScale.hint(width: header.pixelWidth, height: header.pixelHeight, target: stored,
+                             within: (ResourceLimits.current.width, ResourceLimits.current.height))
             : nil
         return (geometry, stored, hint)
     }
