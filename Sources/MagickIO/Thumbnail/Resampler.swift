@@ -2,8 +2,8 @@ internal import CResample
 import Foundation
 import Synchronization
 
-/// Lanczos-3 resampling in Swift, which the thumbnail pipeline uses in place of
-/// `MagickResizeImage` for RGB images.
+/// Lanczos-3 resampling in Swift (its inner loops in C, `Sources/CResample`), which the thumbnail
+/// pipeline uses in place of `MagickResizeImage` for RGB images.
 ///
 /// ImageMagick 6's resize filters one channel of one 16-bit pixel at a time in double precision,
 /// and writes a whole intermediate image between its two passes: it was half of a 12 MP -> 256
@@ -92,8 +92,9 @@ enum Resampler {
     /// with straight alpha as the last), one source row at a time: `read` fills row `y`, `write`
     /// takes finished output row `y`, `progress` is called every 16 source rows (it may throw to
     /// stop). Down first, then across: each source row is added, weighted, into the sums of the
-    /// output rows whose windows hold it (about seven when reducing), and an output row whose
-    /// window is complete is filtered across and written. The sums run over whole contiguous rows,
+    /// output rows whose windows hold it (about seven when reducing; four source rows at a time
+    /// when reducing by two or more), and an output row whose window is complete is filtered
+    /// across and written. The sums run over whole contiguous rows,
     /// which vectorises; the horizontal filter runs on output rows only; memory is a few rows of
     /// the input's width whatever the reduction. Returns how many source rows it read (the last
     /// rows no window holds are never asked for).
