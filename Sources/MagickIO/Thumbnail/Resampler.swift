@@ -1,6 +1,5 @@
 internal import CResample
 import Foundation
-import Synchronization
 
 /// Lanczos-3 resampling in Swift (its inner loops in C, `Sources/CResample`), which the thumbnail
 /// pipeline uses in place of `MagickResizeImage` for RGB images.
@@ -70,7 +69,8 @@ enum Resampler {
             return taps
         }
 
-        private static let recent = Mutex<[(input: Int, output: Int, taps: Taps)]>([])
+        // `Locked`, not `Mutex`: ThreadSanitizer cannot see the futex under `Mutex` on Linux.
+        private static let recent = Locked<[(input: Int, output: Int, taps: Taps)]>([])
 
         /// The most output positions whose windows are open at once when the inputs are taken in
         /// order, `group` at a time, and each output is finished, in order, once its window is
