@@ -179,8 +179,9 @@ int mio_webp_open(mio_webp *webp, const uint8_t *data, int fd, size_t size, size
     return 0;
 }
 
-int mio_webp_start(mio_webp *webp, uint32_t width, uint32_t height, mio_webp_info *info) {
+int mio_webp_start(mio_webp *webp, uint32_t width, uint32_t height, int threads, mio_webp_info *info) {
     WebPDecoderConfig *config = &webp->config;
+    config->options.use_threads = threads ? 1 : 0;
     webp->channels = info->has_alpha ? 4 : 3;
     config->output.colorspace = info->has_alpha ? MODE_RGBA : MODE_RGB;
     if (width != info->width || height != info->height) {

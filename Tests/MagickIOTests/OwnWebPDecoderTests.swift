@@ -122,6 +122,32 @@ struct OwnWebPDecoderTests {
         }
     }
 
+    @Test("libwebp's second thread (an idle core) gives the same rows, scaled or not")
+    func threadedRows() throws {
+        // libwebp threads a lossy picture 512 px wide or more: a photo-like one, made here.
+        let jpeg = try LargeImages.cached("photo-1200x800.jpg") { try LargeImages.writeJPEG(to: $0, width: 1200, height: 800) }
+        let webp = try ImageSource(url: jpeg).image(at: 0).encoded(as: .webp(quality: 80), metadata: .stripAll)
+        try webp.withUnsafeBytes { raw in
+            let base = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            for scaled in [(1200, 800), (300, 200)] {
+                let plain = try WebPRows(input: base, descriptor: -1, size: raw.count, stored: (1200, 800), scaled: scaled)
+                let threaded = try WebPRows(input: base, descriptor: -1, size: raw.count, stored: (1200, 800), scaled: scaled,
+                                            threads: true)
+                #expect(plain.width == scaled.0 && plain.height == scaled.1 && plain.channels == 3)
+                var a = [UInt8](repeating: 0, count: scaled.0 * 3), b = [UInt8](repeating: 1, count: scaled.0 * 3)
+                var same = true
+                for _ in 0..<scaled.1 {
+                    try plain.readRawRow(into: &a)
+                    try threaded.readRawRow(into: &b)
+                    same = same && a == b
+                }
+                #expect(same, "rows at \(scaled)")
+                try plain.finish()
+                try threaded.finish()
+            }
+        }
+    }
+
     @Test("a lossless WebP's whole-image state is counted: a 16383x16383 VP8L is refused by the budget")
     func losslessCost() throws {
         let source = try Fixture.source("webp-lossless.webp")

@@ -168,8 +168,9 @@ void mio_webp_destroy(mio_webp *webp);
 // mio_jpeg_open). An animation stops the walk with has_animation set. 0 on success.
 int mio_webp_open(mio_webp *webp, const uint8_t *data, int fd, size_t size, size_t icc_limit, mio_webp_info *info);
 // Starts the incremental decoder, scaled to `width` x `height` when that differs from the
-// bitstream's size, to RGB (or RGBA with alpha). 0 on success.
-int mio_webp_start(mio_webp *webp, uint32_t width, uint32_t height, mio_webp_info *info);
+// bitstream's size, to RGB (or RGBA with alpha); `threads`: a lossy bitstream's loop filter runs on
+// a second thread (libwebp's use_threads; the pixels are the same). 0 on success.
+int mio_webp_start(mio_webp *webp, uint32_t width, uint32_t height, int threads, mio_webp_info *info);
 // Reads the next row, output_width * output_channels bytes, decoding more of the file as
 // needed. 0 on success; -1 on a bitstream error or when the file ends first.
 int mio_webp_read_row(mio_webp *webp, uint8_t *row);

@@ -89,7 +89,7 @@ extension ImageSource {
         let decoded: Result<Void, RowSourceFailure> = input.bytes.withDecoderInput { data, descriptor, size in
             Result { () throws(RowSourceFailure) in
                 let decoder = try stream.decoder.open(self, stream, input: input.bytes, data: data, descriptor: descriptor,
-                                                      size: size, interrupt: interrupt)
+                                                      size: size, interrupt: interrupt, idleCore: idleCore)
                 // A big image on an otherwise idle machine: decode on a second core (libheif
                 // has decoded a HEIF whole already: nothing is left to overlap).
                 let pipelined = idleCore && stream.decoder != .heif
@@ -180,8 +180,9 @@ enum RowDecoder: Sendable, Hashable {
     case jpeg, png, webp, tiff, heif
 
     /// The decoder, opened on the file's bytes (`data`, or `descriptor` read with `pread`).
+    /// `idleCore`: another core is idle, which libwebp's own second thread may use.
     func open(_ source: ImageSource, _ stream: StreamPlan, input: SourceBytes, data: UnsafePointer<UInt8>?,
-              descriptor: Int32, size: Int, interrupt: Interrupt?) throws(RowSourceFailure) -> RawRowSource {
+              descriptor: Int32, size: Int, interrupt: Interrupt?, idleCore: Bool = false) throws(RowSourceFailure) -> RawRowSource {
         switch self {
         case .jpeg:
             try JPEGRows(input: data, descriptor: descriptor, size: size, scale: stream.scale,
@@ -189,7 +190,8 @@ enum RowDecoder: Sendable, Hashable {
         case .png:
             try PNGRows(input: data, descriptor: descriptor, size: size)
         case .webp:
-            try WebPRows(input: data, descriptor: descriptor, size: size, stored: stream.stored, scaled: stream.decoded)
+            try WebPRows(input: data, descriptor: descriptor, size: size, stored: stream.stored, scaled: stream.decoded,
+                         threads: idleCore)
         case .tiff:
             try TIFFRows(input: data, descriptor: descriptor, size: size, stored: stream.stored,
                          allocationLimit: TIFFRows.allocationLimit(source.header?.tiffPages.first, fileBytes: size))
