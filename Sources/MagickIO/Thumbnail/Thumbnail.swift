@@ -181,10 +181,12 @@ extension ImageSource {
         let header = frames[index]
         let geometry = request.geometry(width: header.orientedWidth, height: header.orientedHeight, allowUpscale: allowUpscale)
         let stored = geometry.stored(turnedBy: header.orientation)
-        let hint = format == .jpeg
-            ? JPEGScale.hint(width: header.pixelWidth, height: header.pixelHeight, target: stored,
-                             within: (ResourceLimits.current.width, ResourceLimits.current.height))
-            : nil
+        var hint: JPEGScale.Hint?
+        if format == .jpeg {
+            let limits = ResourceLimits.current
+            hint = JPEGScale.hint(width: header.pixelWidth, height: header.pixelHeight, target: stored,
+                                  within: (limits.width, limits.height))
+        }
         return (geometry, stored, hint)
     }
 
