@@ -31,13 +31,6 @@ void mio_rs_unit16(const uint16_t *samples, float *row, size_t count) {
     }
 }
 
-MIO_CLONES
-void mio_rs_add_weighted(const float *restrict row, float weight, float *restrict sum, size_t count) {
-    for (size_t i = 0; i < count; i++) {
-        sum[i] += row[i] * weight;
-    }
-}
-
 // sum[i] += rows[0][i] * weights[0] + ... for rows of `type` (float, or 8-bit samples the weights
 // scale): with four rows, the resampler's case, unrolled, each sum read and written once for the
 // four; otherwise a row at a time.

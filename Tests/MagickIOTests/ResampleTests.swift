@@ -61,12 +61,18 @@ struct ResampleTests {
         #expect(zip(words, floats).allSatisfy { abs($1 - Float($0) / 65535) <= 1e-7 }, "16-bit samples")
 
         let row = (0..<length).map { _ in Float.random(in: -0.5...1.5, using: &generator) }
-        var sum = (0..<length).map { _ in Float.random(in: 0...1, using: &generator) }
-        let expected = zip(row, sum).map { $1 + $0 * 0.3 }
-        row.withUnsafeBufferPointer { row in
-            Resampler.addWeighted(UnsafeMutablePointer(mutating: row.baseAddress!), 0.3, into: &sum, length: length)
+        let others = (0..<3).map { _ in (0..<length).map { _ in Float.random(in: 0...1, using: &generator) } }
+        for rows in [[row], [row] + others] {
+            let weights: [Float] = [0.3, -0.1, 0.5, 0.25].prefix(rows.count).map { $0 }
+            var sum = (0..<length).map { _ in Float.random(in: 0...1, using: &generator) }
+            let expected = (0..<length).map { i in sum[i] + zip(rows, weights).reduce(Float(0)) { $0 + $1.0[i] * $1.1 } }
+            let pointers = rows.map { _ in UnsafeMutablePointer<Float>.allocate(capacity: length) }
+            defer { pointers.forEach { $0.deallocate() } }
+            for (pointer, values) in zip(pointers, rows) { pointer.initialize(from: values, count: length) }
+            let taken: [UnsafePointer<Float>?] = pointers.map { UnsafePointer($0) }
+            Resampler.addWeighted(taken, weights, count: rows.count, into: &sum, length: length)
+            #expect(zip(sum, expected).allSatisfy { abs($0 - $1) <= 1e-6 }, "sum += rows * weights, \(rows.count) rows")
         }
-        #expect(zip(sum, expected).allSatisfy { abs($0 - $1) <= 1e-6 }, "sum += row * weight")
         var clamped = row
         Resampler.finish(&clamped, pixels: length, channels: 1)
         #expect(zip(clamped, row).allSatisfy { $0 == min(max($1, 0), 1) }, "clamped to 0...1")
@@ -101,7 +107,7 @@ struct ResampleTests {
             let write = { (y: Int, row: UnsafeMutablePointer<Float>) in
                 for i in 0..<(outWidth * 3) { out[y * outWidth * 3 + i] = row[i] }
             }
-            pixels.withUnsafeBufferPointer { source in
+            _ = pixels.withUnsafeBufferPointer { source in
                 if bytes {
                     Resampler.streamBytes(input: (width, height), output: (outWidth, outHeight),
                                           read: { y, row in row.update(from: source.baseAddress! + y * width * 3, count: width * 3) },

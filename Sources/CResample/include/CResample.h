@@ -15,9 +15,6 @@ void mio_rs_unit8(const uint8_t *samples, float *row, size_t count);
 /// `count` native-endian 16-bit samples to floats 0...1 (`x * (1 / 65535)`).
 void mio_rs_unit16(const uint16_t *samples, float *row, size_t count);
 
-/// `sum[i] += row[i] * weight` for `count` floats.
-void mio_rs_add_weighted(const float *row, float weight, float *sum, size_t count);
-
 /// `sum[i] += rows[0][i] * weights[0] + ... + rows[n - 1][i] * weights[n - 1]` for `count`
 /// floats, `n` at most 8.
 void mio_rs_add_weighted_rows(const float *const *rows, const float *weights, intptr_t n, float *sum, size_t count);

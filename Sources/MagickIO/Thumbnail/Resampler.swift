@@ -139,13 +139,7 @@ enum Resampler {
                     if (start + index) % 16 == 15 { try progress(start + index, input.height) }
                 }
             },
-            add: { sum, weights in
-                if group == 1 {
-                    addWeighted(rows, weights[0], into: sum, length: inputRow)
-                } else {
-                    mio_rs_add_weighted_rows(taking, weights, group, sum, inputRow)
-                }
-            },
+            add: { sum, weights in addWeighted(taking, weights, count: group, into: sum, length: inputRow) },
             write: write)
     }
 
@@ -293,10 +287,10 @@ enum Resampler {
         }
     }
 
-    /// `target += row * weight`, over `length` floats.
-    static func addWeighted(_ row: UnsafeMutablePointer<Float>, _ weight: Float, into target: UnsafeMutablePointer<Float>,
-                                    length: Int) {
-        mio_rs_add_weighted(row, weight, target, length)
+    /// `target += rows[0] * weights[0] + ...` over `length` floats, for `count` rows.
+    static func addWeighted(_ rows: UnsafePointer<UnsafePointer<Float>?>, _ weights: UnsafePointer<Float>, count: Int,
+                            into target: UnsafeMutablePointer<Float>, length: Int) {
+        mio_rs_add_weighted_rows(rows, weights, count, target, length)
     }
 
     /// Clamps to 0...1 after Lanczos' negative lobes, dividing the colour by alpha again first.
