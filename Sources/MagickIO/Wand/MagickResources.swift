@@ -2,10 +2,25 @@ internal import CMagickWand
 
 /// ImageMagick's resource limits and usage, process-wide (`MagickGetResourceLimit`,
 /// `MagickSetResourceLimit`, `GetMagickResource`).
+///
+/// The limits are read from ImageMagick once and kept until MagickIO sets them again: MagickWand is
+/// reached through this module only, so nothing else in the process changes them, and a decode
+/// then reads them once for all its checks instead of eight C calls each time.
 enum MagickResources {
+    private static let inForce = Locked<ResourceLimits?>(nil)
 
     static func limits() -> ResourceLimits {
         MagickRuntime.start()
+        // Read under the lock, so that a set meanwhile cannot be overwritten by what it replaced.
+        return inForce.withLock { limits in
+            if let limits { return limits }
+            let read = read()
+            limits = read
+            return read
+        }
+    }
+
+    private static func read() -> ResourceLimits {
         func get(_ type: ResourceType) -> Int {
             Int(clamping: MagickGetResourceLimit(type))
         }
@@ -20,6 +35,7 @@ enum MagickResources {
     /// refused (ImageMagick refuses a limit above one `policy.xml` sets).
     static func set(_ limits: ResourceLimits, starting: Bool = true) -> MagickIOError? {
         if starting { MagickRuntime.start() }
+        defer { inForce.withLock { $0 = nil } }
         let values: [(ResourceType, Int)] = [
             (MemoryResource, limits.memory), (MapResource, limits.map), (DiskResource, limits.disk),
             (AreaResource, limits.area), (WidthResource, limits.width), (HeightResource, limits.height),
@@ -39,7 +55,6 @@ enum MagickResources {
 
     /// The pixel cache's memory limit in force.
     static var memoryLimit: Int {
-        MagickRuntime.start()
-        return Int(clamping: GetMagickResourceLimit(MemoryResource))
+        limits().memory
     }
 }
