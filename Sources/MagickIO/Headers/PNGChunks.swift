@@ -37,4 +37,16 @@ enum PNGChunks {
             offset = chunk.end
         }
     }
+
+    /// Whether a text chunk (`tEXt`, `zTXt`, `iTXt`) comes before the image data: where
+    /// ImageMagick's PNG coder finds the XMP packets and raw profiles it checks.
+    static func hasTextBeforeImageData(_ bytes: SourceBytes) -> Bool {
+        var reader = ByteReader(bytes)
+        var found = false
+        walk(&reader) { _, chunk in
+            found = found || ["tEXt", "zTXt", "iTXt"].contains(chunk.type)
+            return !found && chunk.type != "IDAT"
+        }
+        return found
+    }
 }

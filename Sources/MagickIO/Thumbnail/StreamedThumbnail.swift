@@ -118,17 +118,43 @@ extension ImageSource {
         }
     }
 
-    /// What ImageMagick's coder warns about in a JPEG's or PNG's headers (a corrupt XMP packet,
-    /// say), which the own JPEG and PNG rows never see: read by a ping of the first frame of `input`
-    /// (the bytes the metadata limits approved) once the own path has decoded (opening never
-    /// pings), so that its thumbnail carries the warnings, and meets the strictness, of
-    /// ImageMagick's path. Not for WebP, whose ping in ImageMagick 6 decodes the whole picture, nor
-    /// HEIF: libwebp and libheif read all that ImageMagick's coders would.
+    /// What ImageMagick's path would warn about in a JPEG's or PNG's headers that the own rows
+    /// do not: libjpeg's and libpng's own warnings already hand the file to that path
+    /// (``RowSourceFailure/fallback(_:)``), so what is left is ImageMagick's own check of the
+    /// profiles its coder attaches. A JPEG's XMP packet is checked as the coder would check it
+    /// (``Wand/profileCheck(_:_:filename:)``), with no second read of the file; a PNG is pinged
+    /// (its coder reads the header once more) only when it has text chunks, where ImageMagick's
+    /// coder finds its XMP and raw profiles. So the thumbnail carries the warnings, and meets the
+    /// strictness, of ImageMagick's path. Not for WebP, TIFF or HEIF: libwebp, libtiff and libheif
+    /// read all that ImageMagick's coders would.
     private func headerWarnings(of input: SourceBytes) throws(MagickIOError) -> [DecoderWarning] {
-        guard format == .jpeg || format == .png else { return [] }
-        return try Wand.withThreadWand { wand throws(MagickIOError) in
-            try wand.read(input, format: format, frames: 0...0, ping: true, strictness: decodingOptions.strictness)
+        switch format {
+        case .jpeg:
+            let profiles = JPEGProfiles(input, maxSegments: decodingOptions.maxFrameCount, maxBytes: decodingOptions.maxMetadataBytes)
+            guard let xmp = profiles.profiles.first(where: { $0.name == "xmp" }) else { return [] }
+            // Named as ImageMagick's read names the file in its messages: the caller's path.
+            let filename = if case .file(let file) = input { file.path } else { "" }
+            let exceptions = Wand.profileCheck("xmp", xmp.bytes, filename: filename)
+            return try Wand.warnings(exceptions, format: format, bytes: input, strictness: decodingOptions.strictness)
+        case .png where PNGChunks.hasTextBeforeImageData(input):
+            return try Wand.withThreadWand { wand throws(MagickIOError) in
+                try wand.read(input, format: format, frames: 0...0, ping: true, strictness: decodingOptions.strictness)
+            }
+        default:
+            return []
         }
+    }
+
+    /// `error`, from making or filling the thumbnail-sized image, as ImageMagick's pool being full:
+    /// its own "cache resources exhausted", or a failure without a reason while the pool cannot
+    /// take the image (ImageMagick 6.9.11 gives none when its pixel cache cannot be opened for an
+    /// image a wand makes). Nil for anything else. The error has no limit named, so that the
+    /// admission runs the work again alone (``CacheGate/admitting(_:interrupt:_:)``).
+    static func poolFull(_ error: MagickIOError, size: (width: Int, height: Int)) -> MagickIOError? {
+        if error.kind == .limitExceeded { return error }
+        let bytes = size.width.saturatingTimes(size.height).saturatingTimes(8)
+        guard MagickCache.wouldOverflow(adding: bytes) else { return nil }
+        return MagickIOError(.limitExceeded, "ImageMagick's pixel cache, one pool for the whole process, could not take the \(size.width)x\(size.height) thumbnail (\(MagickCache.inUse >> 20) MiB of \(MagickCache.limit >> 20) MiB in use): \(error.message)")
     }
 
     /// The decoded size (in pixels) from which a thumbnail decodes on a second thread when a core
@@ -147,13 +173,18 @@ extension ImageSource {
             throw .fallback("the decoder gave \(rows.width)x\(rows.height), the header \(expected.width)x\(expected.height)")
         }
         let map = rows.channels == 4 ? "RGBA" : "RGB"
+        // ImageMagick's pool full is no reason to hand the file to ImageMagick's decoder, which
+        // needs more of it: the error goes up as the pool's (``poolFull(_:size:)``), and the
+        // pipeline's admission runs the fill again alone.
         do throws(MagickIOError) {
             try wand.newImage(width: size.width, height: size.height, alpha: rows.channels == 4)
         } catch {
-            throw .fallback(error.description)
+            throw Self.poolFull(error, size: size).map { .stopped($0) } ?? .fallback(error.description)
         }
         let write = { (y: Int, row: UnsafeMutablePointer<Float>) throws(RowSourceFailure) in
-            do throws(MagickIOError) { try wand.importRow(y, row, map: map) } catch { throw .fallback(error.description) }
+            do throws(MagickIOError) { try wand.importRow(y, row, map: map) } catch {
+                throw Self.poolFull(error, size: size).map { .stopped($0) } ?? .fallback(error.description)
+            }
         }
         let progress = { (_: Int, _: Int) throws(RowSourceFailure) in
             guard let interrupt, !interrupt.progressPoint() else { return }

@@ -62,4 +62,18 @@ extension Wand {
         var length = 0
         if let removed = MagickRemoveImageProfile(pointer, name, &length) { MagickRelinquishMemory(removed) }
     }
+
+    /// What ImageMagick's own check of a profile a coder attaches reports (`SetImageProfile`: an
+    /// XMP packet must parse as XML), for the profile `bytes` named `name` of a file ImageMagick
+    /// would name `filename`: the exceptions its read would leave for that profile, without a coder
+    /// or a second read of the file (the check runs on a 1x1 scratch image).
+    static func profileCheck(_ name: String, _ bytes: [UInt8], filename: String) -> [MagickException] {
+        let scratch = Wand()
+        let background = NewPixelWand()
+        defer { DestroyPixelWand(background) }
+        guard MagickNewImage(scratch.pointer, 1, 1, background) != MagickFalse,
+              MagickSetImageFilename(scratch.pointer, filename) != MagickFalse else { return [] }
+        _ = bytes.withUnsafeBytes { MagickSetImageProfile(scratch.pointer, name, $0.baseAddress, $0.count) }
+        return scratch.takeAllExceptions()
+    }
 }

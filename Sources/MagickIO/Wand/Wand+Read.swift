@@ -66,8 +66,22 @@ extension Wand {
             }
             throw MagickIOError(exception: exception, fallback: .corruptImage, reading: true)
         }
+        // Named as errors are: the caller's path, not the descriptor's /proc link.
+        let exceptions = takeAllExceptions().map { exception in
+            guard case .file(let file) = bytes, file.path != file.magickPath else { return exception }
+            var named = exception
+            named.message = exception.message.replacingOccurrences(of: file.magickPath, with: file.path)
+            return named
+        }
+        return try Self.warnings(exceptions, format: format, bytes: bytes, strictness: strictness)
+    }
+
+    /// What a read's exceptions (an image came back) come to under `strictness`: the warnings, in
+    /// order, each once; or the error a refused one, or one at error severity, throws.
+    static func warnings(_ exceptions: [MagickException], format: ImageFormat, bytes: SourceBytes,
+                         strictness: Strictness) throws(MagickIOError) -> [DecoderWarning] {
         var warnings: [DecoderWarning] = []
-        for exception in takeAllExceptions() {
+        for exception in exceptions {
             if exception.severity.rawValue >= ErrorException.rawValue,
                !DecoderWarning.isContainerOddity(exception.message, format: format, bytes: bytes) {
                 // An image came back, but the decoder said it failed: partial pixels at best.
