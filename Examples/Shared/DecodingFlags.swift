@@ -21,7 +21,8 @@ public enum StrictnessChoice: String, CaseIterable, ExpressibleByArgument, Senda
 /// mapped to ``DecodingOptions``. argument-parser prints each default after its help.
 public struct DecodingFlags: ParsableArguments, Sendable {
     @Option(name: .customLong("memory-budget"),
-            help: ArgumentHelp("The most memory one decode may take, in MiB; a file that would need more is refused.",
+            help: ArgumentHelp("The most memory the decodes under way may take together, in MiB (one decode may take "
+                               + "all of it; others wait for room); a file that alone would need more is refused.",
                                valueName: "MIB"))
     public var memoryBudget = 256
 

@@ -1,18 +1,17 @@
 import Foundation
 import MagickIO
 
-/// Thumbnails on demand: one shared ``Thumbnailer`` behind a gate of `jobs` places, and a disk
-/// cache whose entries are named by what they depend on (which is also their ETag).
+/// Thumbnails on demand: one shared ``Thumbnailer`` (its `jobs` places and its memory budget hold
+/// across every request), and a disk cache whose entries are named by what they depend on (which is
+/// also their ETag).
 final class ThumbnailService: Sendable {
     let thumbnailer: Thumbnailer
     let cache: URL
-    let gate: JobGate
 
     /// A decode of the library's files stops after `timeLimit` (nil: never).
     init(cache: URL, jobs: Int, memoryBudget: Int, timeLimit: Duration? = .seconds(10)) throws {
         thumbnailer = Thumbnailer(maxConcurrentJobs: jobs, memoryBudget: memoryBudget,
                                   decodingOptions: DecodingOptions(timeLimit: timeLimit))
-        gate = JobGate(places: jobs)
         self.cache = cache
         try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
     }
@@ -54,13 +53,14 @@ final class ThumbnailService: Sendable {
         return data
     }
 
-    /// A thumbnail of the file at `url` through the gate and the shared thumbnailer: fitted into
-    /// `size` x `size`, or filling it, cropped as `crop` says; every frame when `animated`.
+    /// A thumbnail of the file at `url` through the shared thumbnailer: fitted into `size` x `size`,
+    /// or filling it, cropped as `crop` says; every frame when `animated`. A request whose client
+    /// goes away cancels its job, waiting or running.
     func thumbnail(of url: URL, size: Int, crop: SquareCrop? = nil, animated: Bool = false) async throws(MagickIOError) -> Image {
         let options = ThumbnailOptions(crop: crop?.option ?? .center, animated: animated)
-        guard crop != nil else { return try await throughGate { thumbnailer.thumbnails(of: [url], maxPixelSize: size, options: options) } }
-        return try await throughGate {
-            thumbnailer.thumbnails(of: [url], size: ImageSize(width: size, height: size), mode: .fill, options: options)
+        return try await typed {
+            guard crop != nil else { return try await thumbnailer.thumbnail(of: url, maxPixelSize: size, options: options) }
+            return try await thumbnailer.thumbnail(of: url, size: ImageSize(width: size, height: size), mode: .fill, options: options)
         }
     }
 
@@ -72,19 +72,18 @@ final class ThumbnailService: Sendable {
 
     /// A thumbnail of a source already open (an upload's), as `thumbnail(of:size:)`.
     func thumbnail(of source: ImageSource, size: Int) async throws(MagickIOError) -> Image {
-        try await throughGate { thumbnailer.thumbnails(of: [source], maxPixelSize: size) }
+        try await typed { try await thumbnailer.thumbnail(of: source, maxPixelSize: size) }
     }
 
-    /// The one result of the stream `start` begins once the gate lets it in: the one place that
-    /// reads the `Thumbnailer`'s results.
-    private func throughGate<Input>(_ start: () -> AsyncStream<ThumbnailResult<Input>>) async throws(MagickIOError) -> Image {
-        try await gate.enter()
-        defer { gate.leave() }
-        for await result in start() {
-            return try result.result.get()
+    /// The library's calls throw ``MagickIOError`` only (their documented contract).
+    private func typed<T>(_ body: () async throws -> T) async throws(MagickIOError) -> T {
+        do {
+            return try await body()
+        } catch let error as MagickIOError {
+            throw error
+        } catch {
+            throw MagickIOError(.io, "\(error)")
         }
-        // The stream ends without a result only when the task was cancelled.
-        throw MagickIOError(.cancelled, "the request was cancelled")
     }
 
     private func cacheFile(_ key: Key) -> URL {

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import MagickIO
+@testable import MagickIO
 import Testing
 @testable import gallery
 
@@ -166,16 +166,16 @@ struct GalleryTests {
         let folder = try GalleryFolder()
         let gallery = try Gallery(root: folder.root, cache: folder.cache, jobs: 1, memoryBudget: 256 << 20)
         let app = gallery.application(address: .hostname("127.0.0.1", port: 0))
-        let gate = gallery.thumbnails.gate
-        try await gate.enter()  // the only place taken: the request's job must wait
+        let thumbnailer = gallery.thumbnails.thumbnailer
+        try await thumbnailer.queue.enter(cost: 0)  // the only place taken: the request's job must wait
         try await app.test(.live) { client in
             let connection = try RawHTTPConnection(port: try #require(client.port))
             try await connection.sendHead("GET", "/thumbnails/photo.jpg?size=99", headers: [])
-            try await eventually { gate.waiting == 1 }
+            try await eventually { thumbnailer.waitingJobs == 1 }
             connection.hangUp()
-            try await eventually { gate.waiting == 0 }
+            try await eventually { thumbnailer.waitingJobs == 0 }
         }
-        gate.leave()
+        thumbnailer.queue.leave(cost: 0)
         let made = try FileManager.default.contentsOfDirectory(atPath: folder.cache.path)
         #expect(made.isEmpty, "\(made)")
     }

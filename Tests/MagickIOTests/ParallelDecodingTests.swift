@@ -61,6 +61,21 @@ struct ParallelDecodingTests {
         #expect(topLeft.r > 200 && topLeft.b > 200 && topLeft.g < 60, "magenta: the item, not the picture: \(topLeft)")
     }
 
+    @Test("independent calls at once never fail where one alone succeeds: four plain calls and two handlers sharing a Thumbnailer, 24 MP -> 4096",
+          .timeLimit(.minutes(10)))
+    func independentCallsAtOnce() throws {
+        // Each 4096-px thumbnail is 11 MP: about 90 MB of ImageMagick's 256 MiB pool for the picture
+        // and as much for a copy while it is built, held again while the caller encodes it. In a
+        // process of its own, so that no other test's images share the pool.
+        let input = try LargeImages.cached("24mp.jpg") {
+            try LargeImages.writeJPEG(to: $0, width: 6000, height: 4000)
+        }
+        let run = try runChild(try builtProduct("StressRunner"), ["independent", input.path, "4096"], timeout: .seconds(600))
+        #expect(run.status == 0, "\(String(decoding: run.stderr, as: UTF8.self))")
+        let report = try #require(try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
+        #expect(report["succeeded"] as? Int == 12, "\(report["errors"] ?? [])")
+    }
+
     @Test("a Thumbnailer finishes every phone HEIC; with a budget one of them exceeds, each fails at once as limitExceeded",
           .timeLimit(.minutes(10)))
     func thumbnailerBudget() async throws {
@@ -82,20 +97,25 @@ struct ParallelDecodingTests {
         }
     }
 
-    @Test("a thumbnailer budget above ImageMagick's memory limit is clamped to it")
-    func budgetClamped() async throws {
-        // 100 MP progressive: about 300 MB of DCT coefficients, whatever the scale.
+    @Test("a thumbnailer's budget is the one that governs: above ImageMagick's pool, a job that needs more than the pool but not in it runs",
+          .timeLimit(.minutes(10)))
+    func budgetNotClampedToThePool() async throws {
+        // 100 MP progressive: about 300 MB of DCT coefficients in libjpeg, whatever the scale, and
+        // only the thumbnail in ImageMagick's pool (256 MiB).
         let input = try LargeImages.cached("100mp-progressive.jpg") {
             try LargeImages.writeJPEG(to: $0, width: 10_000, height: 10_000, quality: 90, progressive: true)
         }
-        #expect(MagickCache.limit < 300 << 20)
-        for await result in Thumbnailer(memoryBudget: 1 << 40).thumbnails(of: [input], maxPixelSize: 256) {
-            guard case .failure(let error) = result.result else {
-                Issue.record("admitted past ImageMagick's \(MagickCache.limit >> 20) MiB limit")
-                continue
-            }
+        let cost = try ImageSource(url: input, options: DecodingOptions(memoryBudget: 1 << 30))
+            .thumbnailCost(.maxPixelSize(256), at: 0, allowUpscale: false)
+        #expect(cost > MagickCache.limit, "\(cost >> 20) MiB against a pool of \(MagickCache.limit >> 20) MiB")
+        let image = try await Thumbnailer(memoryBudget: 1 << 30).thumbnail(of: input, maxPixelSize: 256)
+        #expect(image.width == 256 && image.height == 256)
+        do {
+            _ = try await Thumbnailer(memoryBudget: 256 << 20).thumbnail(of: input, maxPixelSize: 256)
+            Issue.record("a \(cost >> 20) MiB job ran within a 256 MiB budget")
+        } catch let error as MagickIOError {
             #expect(error.kind == .limitExceeded)
-            #expect(error.limit?.limit == MagickCache.limit, "\(error)")
+            #expect(error.limit == MagickIOError.Limit(name: "memoryBudget", requested: cost, limit: 256 << 20), "\(error)")
         }
     }
 
@@ -224,10 +244,50 @@ struct ParallelDecodingTests {
         #expect(ran.withLock { $0 }, sourceLocation: sourceLocation)
     }
 
-    @Test("a decode bigger than the pool's free part still runs when it is alone")
+    @Test("a decode bigger than the pool's free part still runs when it is alone and nothing held is given back")
     func gateAlone() {
-        let gate = CacheGate(pool: { (inUse: 250, limit: 256) })
+        let gate = CacheGate(pool: { (inUse: 250, limit: 256) }, heldImagesPatience: .milliseconds(50))
         #expect(gate.shared(reserving: 1 << 30) { 7 } == 7)
         #expect(gate.exclusive(reserving: 1 << 30) { 8 } == 8)
+    }
+
+    @Test("with no decode running, a decode that does not fit beside held images waits until they are given back")
+    func gateWaitsForHeldImages() throws {
+        // 200 units held by a caller (a result not yet encoded): a 100-unit decode waits, however
+        // long, while the holder keeps giving images back; once the pool has room it runs.
+        let held = Locked(200)
+        let gate = CacheGate(pool: { (inUse: held.withLock { $0 }, limit: 256) }, heldImagesPatience: .seconds(600))
+        let ran = Locked(false), out = DispatchSemaphore(value: 0)
+        Thread {
+            gate.shared(reserving: 100) { ran.withLock { $0 = true } }
+            out.signal()
+        }.start()
+        try waitUntil { gate.waitingCount == 1 }
+        gate.poolChanged()  // something given back, but not enough
+        #expect(!ran.withLock { $0 }, "200 held + 100 asked is over 256")
+        held.withLock { $0 = 100 }
+        gate.poolChanged()
+        #expect(out.passes(), "given back, it runs")
+        #expect(ran.withLock { $0 })
+    }
+
+    @Test("a decode waiting for the pool stops when its interrupt does, and leaves the queue")
+    func gateWaitStops() throws {
+        let gate = CacheGate(pool: { (inUse: 200, limit: 256) }, heldImagesPatience: .seconds(600))
+        let interrupt = Interrupt()
+        let outcome = Locked<MagickIOError?>(nil), out = DispatchSemaphore(value: 0)
+        Thread {
+            do throws(MagickIOError) {
+                _ = try gate.admitting(100, interrupt: interrupt) { () throws(MagickIOError) in Issue.record("it ran") }
+            } catch {
+                outcome.withLock { $0 = error }
+            }
+            out.signal()
+        }.start()
+        try waitUntil { gate.waitingCount == 1 }
+        interrupt.cancel()
+        #expect(out.passes())
+        #expect(outcome.withLock { $0 }?.kind == .cancelled)
+        #expect(gate.waitingCount == 0 && gate.runningCount == 0)
     }
 }

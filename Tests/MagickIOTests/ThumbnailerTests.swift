@@ -97,20 +97,34 @@ struct ThumbnailerTests {
         #expect(try outcomes[1]?.get().width == 16)
     }
 
+    @Test("a thumbnailer's places hold across calls: a single-image call waits while another call holds its one place",
+          .timeLimit(.minutes(10)))
+    func placesAcrossCalls() async throws {
+        let thumbnailer = Thumbnailer(maxConcurrentJobs: 1)
+        try await thumbnailer.queue.enter(cost: 0)  // another call's job, under way
+        let call = Task { try await thumbnailer.thumbnail(of: Fixture.url("orient-6.jpg"), maxPixelSize: 32) }
+        try await waitUntil { thumbnailer.waitingJobs == 1 }
+        #expect(thumbnailer.runningJobs == 1)
+        thumbnailer.queue.leave(cost: 0)
+        let image = try await call.value
+        #expect(image.width == 32 && image.height == 21, "upright: orient-6 is stored on its side, 64x96")
+        #expect(thumbnailer.runningJobs == 0 && thumbnailer.waitingJobs == 0)
+    }
+
     @Test("the memory budget admits jobs only while their predicted costs fit")
     func admission() async throws {
-        let budget = MemoryBudget(total: 100)
+        let budget = JobQueue(places: 16, bytes: 100)
         let usage = Usage()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<16 {
                 group.addTask {
-                    try await budget.acquire(40)
+                    try await budget.enter(cost: 40)
                     usage.add(40)
                     // Held until two jobs have been inside at once: the budget must admit a second
                     // (else this never ends) and never a third (else the peak is 120).
                     try await waitUntil { usage.peak >= 80 }
                     usage.add(-40)
-                    budget.release(40)
+                    budget.leave(cost: 40)
                 }
             }
             try await group.waitForAll()

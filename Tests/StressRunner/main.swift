@@ -1,14 +1,23 @@
-// The stress workload of `StressTests`, run in a process of its own so that no other test's memory
-// blurs its RSS: `StressRunner FIXTURES TASKS PER-TASK`. TASKS concurrent tasks each make PER-TASK
-// thumbnails of the mixed fixtures through the async API; every output is compared with the serial
-// one, and the resident set is read after 1000 operations and at the end. Prints one JSON object.
+// The stress workloads of `StressTests` and `ParallelDecodingTests`, each run in a process of its
+// own so that no other test's memory or pixel cache blurs what it measures:
+// - `StressRunner FIXTURES TASKS PER-TASK`: TASKS concurrent tasks each make PER-TASK thumbnails of
+//   the mixed fixtures through the async API; every output is compared with the serial one, and the
+//   resident set is read after 1000 operations and at the end.
+// - `StressRunner independent FILE SIZE` (IndependentCalls.swift): independent calls at once, as a
+//   service's request handlers make them.
+// Each prints one JSON object.
 import Foundation
 import MagickIO
 import Synchronization
 
 let arguments = CommandLine.arguments
+if arguments.count == 4, arguments[1] == "independent", let size = Int(arguments[3]) {
+    let report = await independentCalls(URL(fileURLWithPath: arguments[2]), maxPixelSize: size)
+    print(String(decoding: try JSONSerialization.data(withJSONObject: report, options: .sortedKeys), as: UTF8.self))
+    exit(0)
+}
 guard arguments.count == 4, let tasks = Int(arguments[2]), let perTask = Int(arguments[3]) else {
-    FileHandle.standardError.write(Data("usage: StressRunner FIXTURES TASKS PER-TASK\n".utf8))
+    FileHandle.standardError.write(Data("usage: StressRunner FIXTURES TASKS PER-TASK | StressRunner independent FILE SIZE\n".utf8))
     exit(2)
 }
 let fixtures = URL(fileURLWithPath: arguments[1])

@@ -16,21 +16,31 @@ enum MagickCache {
     }
 }
 
-/// Admission to ImageMagick's pixel cache. Each decode reserves the cache its estimate says it
-/// will hold (``DecodeEstimate/cacheBytes``) and runs beside others only while the reservations,
-/// with what is held outside them (images callers keep), fit in the pool; otherwise it waits its
-/// turn, first come first served. A decode that still fails because the pool was full while
-/// others ran (an estimate short of what a coder took) runs again alone ("exclusive"): it waits
-/// for the decodes under way to finish, and new ones wait for it. So an image that decodes alone
-/// never fails in a batch for want of cache.
+/// Admission to ImageMagick's pixel cache: the one process-wide step of MagickIO's admission that
+/// every decode and every thumbnail passes, whoever calls it (a plain call, a ``Thumbnailer`` job,
+/// an `async` call). Each reserves the cache its estimate says it will hold: the decoded picture
+/// (``DecodeEstimate/cacheBytes``) and what the thumbnail's build makes beside it
+/// (``ThumbnailFill/Admission``). It runs beside others only while the reservations, with what is
+/// held outside them (images callers keep), fit in the pool; otherwise it waits its turn, first come
+/// first served. A decode that still fails because the pool was full while others ran (an estimate
+/// short of what a coder took) runs again alone ("exclusive"): it waits for the decodes under way
+/// to finish, and new ones wait for it. So an image that decodes alone never fails beside others
+/// for want of cache.
+///
+/// Images that callers hold (results not yet encoded and dropped) fill the pool too. A decode that
+/// does not fit beside them waits for them to be given back (``poolChanged()``, called whenever a
+/// wand is destroyed) rather than starting into a full pool and failing; when nothing has been
+/// given back for ``heldImagesPatience`` and no decode runs, the holder is keeping them, and the
+/// decode starts anyway (it fails as it would alone, unless its estimate was pessimistic).
 ///
 /// Waiting, not failing, matters beyond the retry: ImageMagick 6.9.11 loses an image's pixels
 /// when a coder reopens its cache (a colorspace change after the size is set, as the HEIC coder
 /// does) and the pool cannot take the new copy. The old pixels and their count in the pool are
 /// never given back, and the pool stays that much smaller for the life of the process.
 ///
-/// Only the decode itself holds the gate, never a caller's wait, and a decode is admitted at once
-/// when none runs, so it cannot deadlock.
+/// Only the decode itself holds the gate, never a caller's wait, and a decode is admitted within
+/// ``heldImagesPatience`` when none runs, so it cannot deadlock. A waiter whose `interrupt` stops
+/// (cancelled, past its time limit) leaves the queue and throws.
 /// `@unchecked Sendable`: its counters are read and written only under `condition`'s lock, and
 /// `pool` is set once at init and only called.
 final class CacheGate: @unchecked Sendable {
@@ -41,72 +51,164 @@ final class CacheGate: @unchecked Sendable {
     private var reserved = 0
     private var nextTicket = 0
     private var servedTicket = 0
+    /// Tickets given up by waiters that stopped: skipped when their turn comes.
+    private var abandoned: Set<Int> = []
     private var exclusiveWaiting = 0
     private var exclusive = false
     /// The pool's use when no decode last ran: what is held outside the gate, as far as known.
     private var idleInUse = 0
+    /// When the pool last gave something back (a decode ended, a wand was destroyed).
+    private var lastRelease = monotonicNanoseconds()
     private let pool: () -> (inUse: Int, limit: Int)
+    /// How long a decode that does not fit beside held images waits, with no decode running, for
+    /// one of them to be given back before it starts anyway.
+    let heldImagesPatience: Duration
+    private let patienceNanoseconds: UInt64
 
     /// A gate over ImageMagick's pool, or over `pool` (bytes in use and the limit) in tests.
-    init(pool: @escaping () -> (inUse: Int, limit: Int) = { (MagickCache.inUse, MagickCache.limit) }) {
+    init(pool: @escaping () -> (inUse: Int, limit: Int) = { (MagickCache.inUse, MagickCache.limit) },
+         heldImagesPatience: Duration = .seconds(1)) {
         self.pool = pool
+        self.heldImagesPatience = heldImagesPatience
+        let (seconds, attoseconds) = heldImagesPatience.components
+        patienceNanoseconds = UInt64(max(seconds, 0)) * 1_000_000_000 + UInt64(max(attoseconds, 0) / 1_000_000_000)
     }
 
     /// Decodes running now.
     var runningCount: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return running
+        condition.withLock { running }
     }
 
-    /// Decodes waiting for their turn in ``shared(reserving:_:)``.
+    /// Decodes waiting for their turn in ``shared(reserving:interrupt:_:)``.
     var waitingCount: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return nextTicket - servedTicket
+        condition.withLock { nextTicket - servedTicket - abandoned.count }
     }
 
     /// Bytes the running decodes have reserved.
     var reservedBytes: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return reserved
+        condition.withLock { reserved }
     }
 
-    /// Runs `body` beside other shared decodes once `bytes` more fit in the pool (or none runs),
-    /// after any exclusive one and every decode that asked before it.
+    /// Tells the waiters that the pool may have room now: an image was given back.
+    func poolChanged() {
+        condition.withLock {
+            lastRelease = monotonicNanoseconds()
+            condition.broadcast()
+        }
+    }
+
+    /// Runs `body` beside other shared decodes once `bytes` more fit in the pool (or none runs and
+    /// nothing held has been given back for ``heldImagesPatience``), after any exclusive one and
+    /// every decode that asked before it.
     func shared<T, E: Error>(reserving bytes: Int, _ body: () throws(E) -> T) throws(E) -> T {
-        condition.lock()
-        let ticket = nextTicket
-        nextTicket += 1
-        while exclusive || exclusiveWaiting > 0 || ticket != servedTicket || !fits(bytes) { condition.wait() }
-        servedTicket += 1
-        running += 1
-        reserved = reserved.saturatingPlus(bytes)
-        condition.broadcast()  // the next ticket may fit too
-        condition.unlock()
+        _ = enter(reserving: bytes, interrupt: nil)
         defer { leave(bytes) }
         return try body()
     }
 
     /// Runs a decode reserving `bytes` of the pool (nil: it reserves none and does not wait):
     /// beside others (``shared(reserving:_:)``), and once more alone (``exclusive(reserving:_:)``)
-    /// when it failed because the pool was full while others ran (an estimate short of what a
-    /// coder took). `body` starts from a clear wand each time.
-    func admitting<T>(_ bytes: Int?, _ body: () throws(MagickIOError) -> T) throws(MagickIOError) -> T {
-        guard let bytes else { return try body() }
+    /// when it failed because the pool was full while others ran (an estimate short of what a coder
+    /// took). `body` starts from a clear wand each time. A wait that `interrupt` stops throws its
+    /// error without running `body`. Work admitted inside work this thread was already admitted for
+    /// (an image encoded while a thumbnail is built) runs at once, on the outer reservation: a
+    /// second wait there could only wait for itself.
+    func admitting<T>(_ bytes: Int?, interrupt: Interrupt? = nil,
+                      _ body: () throws(MagickIOError) -> T) throws(MagickIOError) -> T {
+        guard let bytes, Self.admitted.current == nil else { return try body() }
+        func inside() throws(MagickIOError) -> T {
+            try Self.admitted.marking(body)
+        }
+        guard enter(reserving: bytes, interrupt: interrupt) else {
+            try interrupt?.check()
+            throw MagickIOError(.cancelled, "the decode was stopped while it waited for ImageMagick's pixel cache")
+        }
         do {
-            return try shared(reserving: bytes, body)
+            defer { leave(bytes) }
+            return try inside()
         } catch where error.kind == .limitExceeded && error.limit == nil {
-            return try exclusive(reserving: bytes, body)
+            return try exclusive(reserving: bytes, inside)
         }
     }
 
-    /// Runs `body` once no other decode is under way, holding new ones back until it is done.
+    /// Runs work on an image already held (an encode, a turn, an export of its copy), which needs
+    /// more of the pool only if it writes the copy: at once, beside anything, without waiting
+    /// behind decodes (the image it holds goes back only once it is done, and decodes may be
+    /// waiting for exactly that); and, when it failed because the pool was full, once more alone
+    /// (``exclusive(reserving:_:)``, reserving `bytes`).
+    func retryingAlone<T>(_ bytes: Int, _ body: () throws(MagickIOError) -> T) throws(MagickIOError) -> T {
+        guard Self.admitted.current == nil else { return try body() }
+        func inside() throws(MagickIOError) -> T {
+            try Self.admitted.marking(body)
+        }
+        do {
+            return try inside()
+        } catch where error.kind == .limitExceeded && error.limit == nil {
+            return try exclusive(reserving: bytes, inside)
+        }
+    }
+
+    /// Marks a thread running admitted work.
+    private static let admitted = ThreadMark()
+
+    /// Waits for a shared decode's turn and takes it; false when `interrupt` stopped the wait
+    /// (the turn is given up).
+    private func enter(reserving bytes: Int, interrupt: Interrupt?) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let ticket = nextTicket
+        nextTicket += 1
+        let asked = monotonicNanoseconds()
+        // A pool thread that waits here gives its place to the next job meanwhile (the encode
+        // that gives a held image back may be that job).
+        var worker: WorkerPool?
+        var gavePlace = false
+        defer { worker?.retakePlace() }
+        while exclusive || exclusiveWaiting > 0 || ticket != servedTicket || !fits(bytes, waitingSince: asked) {
+            if !gavePlace {
+                gavePlace = true
+                worker = WorkerPool.leavePlaceToWait()
+            }
+            // Only held images in the way, or an interrupt to watch: look again shortly.
+            let heldOnly = ticket == servedTicket && !exclusive && exclusiveWaiting == 0 && running == 0
+            if heldOnly || interrupt != nil {
+                _ = condition.wait(until: Date().addingTimeInterval(0.05))
+            } else {
+                condition.wait()
+            }
+            if interrupt?.stopReason != nil {
+                abandon(ticket)
+                return false
+            }
+        }
+        servedTicket += 1
+        skipAbandoned()
+        running += 1
+        reserved = reserved.saturatingPlus(bytes)
+        condition.broadcast()  // the next ticket may fit too
+        return true
+    }
+
+    /// Runs `body` once no other decode is under way and `bytes` fit beside what is held (within
+    /// ``heldImagesPatience``), holding new ones back until it is done.
     func exclusive<T, E: Error>(reserving bytes: Int, _ body: () throws(E) -> T) throws(E) -> T {
         condition.lock()
         exclusiveWaiting += 1
-        while running > 0 || exclusive { condition.wait() }
+        let asked = monotonicNanoseconds()
+        var worker: WorkerPool?
+        var gavePlace = false
+        while running > 0 || exclusive || !fits(bytes, waitingSince: asked) {
+            if !gavePlace {
+                gavePlace = true
+                worker = WorkerPool.leavePlaceToWait()
+            }
+            if running == 0, !exclusive {
+                _ = condition.wait(until: Date().addingTimeInterval(0.05))
+            } else {
+                condition.wait()
+            }
+        }
+        worker?.retakePlace()
         exclusiveWaiting -= 1
         exclusive = true
         idleInUse = pool().inUse
@@ -123,20 +225,35 @@ final class CacheGate: @unchecked Sendable {
     }
 
     /// Whether a decode reserving `bytes` may start now (called with the lock held). With none
-    /// running, always: waiting would free nothing (the pool's use then, all of it held outside
-    /// the gate, is noted). Otherwise the reservations and what is held outside them must fit in
-    /// the pool. Outside is at least the use noted when none ran (images held then, unless freed
-    /// since: counting them still is the safe side), and at least the pool's use beyond the
-    /// reservations (images held since): a running decode that has not allocated yet hides
-    /// nothing that way.
-    private func fits(_ bytes: Int) -> Bool {
+    /// running: when `bytes` fit beside what the pool holds, or when nothing has been given back
+    /// for ``heldImagesPatience`` since it asked (waiting longer would free nothing; the pool's use
+    /// then, all of it held outside the gate, is noted). With others running, the reservations and
+    /// what is held outside them must fit in the pool. Outside is at least the use noted when none
+    /// ran (images held then, unless freed since: counting them still is the safe side), and at
+    /// least the pool's use beyond the reservations (images held since): a running decode that has
+    /// not allocated yet hides nothing that way.
+    private func fits(_ bytes: Int, waitingSince asked: UInt64) -> Bool {
         let (inUse, limit) = pool()
         guard running > 0 else {
             idleInUse = inUse
-            return true
+            return inUse.saturatingPlus(bytes) <= limit || monotonicNanoseconds() - max(asked, lastRelease) >= patienceNanoseconds
         }
         let outside = max(idleInUse, inUse - reserved, 0)
         return reserved.saturatingPlus(bytes).saturatingPlus(outside) <= limit
+    }
+
+    private func abandon(_ ticket: Int) {
+        if ticket == servedTicket {
+            servedTicket += 1
+            skipAbandoned()
+        } else {
+            abandoned.insert(ticket)
+        }
+        condition.broadcast()
+    }
+
+    private func skipAbandoned() {
+        while abandoned.remove(servedTicket) != nil { servedTicket += 1 }
     }
 
     private func leave(_ bytes: Int) {
@@ -146,7 +263,16 @@ final class CacheGate: @unchecked Sendable {
         if running == 0 {
             idleInUse = pool().inUse
         }
+        lastRelease = monotonicNanoseconds()
         condition.broadcast()
         condition.unlock()
     }
+}
+
+/// CLOCK_MONOTONIC in nanoseconds: the gate's clock (`ContinuousClock` would bring Swift's
+/// concurrency runtime into every synchronous decode, a few hundred KiB of it resident).
+private func monotonicNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
 }

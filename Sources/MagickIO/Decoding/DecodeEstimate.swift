@@ -31,8 +31,10 @@ struct DecodeEstimate: Sendable, Hashable {
     /// Bytes the decode needs at its peak, the pixel cache included.
     var bytes: Int
 
-    /// A fixed allowance per decode for the codec's own tables and buffers.
-    static let fixedOverhead = 512 << 10
+    /// A fixed allowance per decode for the codec's own tables and buffers, and the pages of code
+    /// a first decode in a process brings in (the calibration probe measures a first decode, and
+    /// its resident set varies by about 150 KiB from run to run on a debug build).
+    static let fixedOverhead = 768 << 10
 
     /// The estimate for decoding a `width` x `height` frame (as stored) of `format` whose header is
     /// `header` (nil when MagickIO could not read it), at `jpegHint` if given; `composited` when the

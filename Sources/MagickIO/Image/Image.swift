@@ -200,11 +200,23 @@ extension Image {
         }
 
         /// Runs `body` on this thread's wand holding a copy of the image (`MagickAddImage`: the
-        /// pixel cache is shared copy-on-write, so the copy costs no pixels until written).
+        /// pixel cache is shared copy-on-write, so the copy costs no pixels until written). What
+        /// `body` does (an encode, a turn, an export) may write it: when ImageMagick's pool cannot
+        /// take that, it runs again alone (``CacheGate/retryingAlone(_:_:)``) rather than fail
+        /// beside other work.
         func withCopy<T>(_ body: (Wand) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
-            try Wand.withThreadWand { (copy: Wand) throws(MagickIOError) -> T in
-                try copyImage(into: copy)
-                return try body(copy)
+            try CacheGate.shared.retryingAlone(cacheBytes) { () throws(MagickIOError) -> T in
+                try Wand.withThreadWand { (copy: Wand) throws(MagickIOError) -> T in
+                    try copyImage(into: copy)
+                    return try body(copy)
+                }
+            }
+        }
+
+        /// The pool a whole copy of every frame takes: 8 bytes a pixel in ImageMagick's Q16 build.
+        private var cacheBytes: Int {
+            lock.withLock {
+                wand.eachImage { wand.width.saturatingTimes(wand.height) }.reduce(0) { $0.saturatingPlus($1) }.saturatingTimes(8)
             }
         }
     }

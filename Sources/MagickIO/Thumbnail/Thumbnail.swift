@@ -106,7 +106,7 @@ extension ImageSource {
                             return try buildThumbnail(wand, picture, options: options)
                         }
                     }
-                    if let image = try CacheGate.shared.admitting(admission.cacheBytes, attempt) {
+                    if let image = try CacheGate.shared.admitting(admission.cacheBytes, interrupt: interrupt, attempt) {
                         return image
                     }
                 } catch {

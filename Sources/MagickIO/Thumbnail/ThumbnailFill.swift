@@ -36,11 +36,11 @@ enum ThumbnailFill {
     }
 
     /// What an input was admitted with: the bytes its decoder may read (``DecoderInput``), and
-    /// the share of ImageMagick's pixel cache to reserve for it (nil: it reserves none, because
-    /// only the thumbnail-sized result goes there).
+    /// the share of ImageMagick's pixel cache to reserve for it (``CacheGate``): its decoded
+    /// picture where ImageMagick holds one, and always the build's (``buildCacheBytes(_:)``).
     struct Admission {
         var input: DecoderInput?
-        var cacheBytes: Int?
+        var cacheBytes: Int
 
         /// The approved bytes, which every input that reads the file's bytes was admitted with.
         func approved() throws(MagickIOError) -> DecoderInput {
@@ -59,6 +59,14 @@ enum ThumbnailFill {
         var decoder: Image.Decoder
     }
 
+    /// The pixel cache the build half holds at once for a picture resized to `stored`: the resized
+    /// picture and one transformed copy beside it (turning, cropping and the colour conversion
+    /// each make a new image before the old one goes), 8 bytes a pixel in ImageMagick's Q16 build.
+    /// An 11 MP thumbnail holds 180 MB: never "the small part" of a decode.
+    static func buildCacheBytes(_ stored: (width: Int, height: Int)) -> Int {
+        stored.width.saturatingTimes(stored.height).saturatingTimes(16)
+    }
+
     /// Checks this input against the limits, before any pixel is decoded: the decode's estimate
     /// (``ImageSource/checkLimits(frame:jpegHint:)``, or the own path's), then the metadata
     /// limits (``ImageSource/decoderInput(keeping:)``). `pictureInput` keeps the picture's
@@ -68,27 +76,34 @@ enum ThumbnailFill {
         case .exifThumbnail(let embedded, let plan, _):
             let input = try embedded.decoderInput(keeping: MetadataUse(options))
             try embedded.checkLimits(frame: 0, jpegHint: plan.hint)
-            return Admission(input: input, cacheBytes: embedded.estimate(frame: 0, jpegHint: plan.hint).cacheBytes)
-        case .heifItem, .pixels:
-            return Admission()
-        case .rows(_, let stream, let source):
+            return Admission(input: input, cacheBytes: embedded.estimate(frame: 0, jpegHint: plan.hint).cacheBytes
+                .saturatingPlus(Self.buildCacheBytes(plan.stored)))
+        case .heifItem(let item, let geometry, _):
+            return Admission(cacheBytes: item.pixels.saturatingTimes(8).saturatingPlus(Self.buildCacheBytes(geometry.scaled)))
+        case .pixels(let image, let geometry):
+            // The copy shares the image's cache until something writes to it: counted all the same.
+            return Admission(cacheBytes: image.width.saturatingTimes(image.height).saturatingTimes(8)
+                .saturatingPlus(Self.buildCacheBytes(geometry.scaled)))
+        case .rows(let plan, let stream, let source):
             try source.checkLimits(stream)
             // libjpeg's rows need the census only to the first scan; that input is not the
             // whole picture's, so ImageMagick's decode after it takes its own.
+            let build = Self.buildCacheBytes(plan.stored)
             if stream.decoder == .jpeg {
-                return Admission(input: try source.decoderInput(keeping: MetadataUse(options), forLibjpeg: true))
+                return Admission(input: try source.decoderInput(keeping: MetadataUse(options), forLibjpeg: true), cacheBytes: build)
             }
             let input = if let pictureInput { pictureInput } else { try source.decoderInput(keeping: MetadataUse(options)) }
             pictureInput = input
-            return Admission(input: input)
-        case .composited(_, let composite, _, let source):
+            return Admission(input: input, cacheBytes: build)
+        case .composited(let plan, let composite, _, let source):
             try source.checkLimits(stored: composite.canvas, composite.estimate, byImageMagick: false)
-            return Admission()
+            return Admission(cacheBytes: Self.buildCacheBytes(plan.stored))
         case .decoded(let plan, let frame, let source):
             try source.checkLimits(frame: frame, jpegHint: plan.hint)
             let input = if let pictureInput { pictureInput } else { try source.decoderInput(keeping: MetadataUse(options)) }
             pictureInput = input
-            return Admission(input: input, cacheBytes: source.estimate(frame: frame, jpegHint: plan.hint).cacheBytes)
+            return Admission(input: input, cacheBytes: source.estimate(frame: frame, jpegHint: plan.hint).cacheBytes
+                .saturatingPlus(Self.buildCacheBytes(plan.stored)))
         }
     }
 
@@ -99,7 +114,7 @@ enum ThumbnailFill {
         switch self {
         case .exifThumbnail(let embedded, let plan, let source):
             let warnings = try embedded.decode(frame: 0, from: try admission.approved(), jpegHint: plan.hint, interrupt: interrupt,
-                                             cacheBytes: admission.cacheBytes ?? 0, into: wand)
+                                             cacheBytes: admission.cacheBytes, into: wand)
             try source.copyMetadata(into: wand, for: options)
             return Picture(geometry: plan.geometry.standingFor(source), stored: plan.stored,
                            orientation: embedded.frames[0].orientation,
@@ -125,7 +140,7 @@ enum ThumbnailFill {
                            warnings: [], decoder: decoder)
         case .decoded(let plan, let frame, let source):
             let warnings = try source.decode(frame: frame, from: try admission.approved(), jpegHint: plan.hint, interrupt: interrupt,
-                                           cacheBytes: admission.cacheBytes ?? 0, into: wand)
+                                           cacheBytes: admission.cacheBytes, into: wand)
             return Picture(geometry: plan.geometry, stored: plan.stored, orientation: source.frames[frame].orientation,
                            warnings: warnings, decoder: .imageMagick)
         case .pixels(let image, let geometry):

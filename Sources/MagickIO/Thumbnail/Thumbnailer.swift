@@ -1,11 +1,13 @@
 import Foundation
 
-/// Thumbnails many images at once, with a bounded number of jobs and a memory budget it promises
-/// in advance, yielding each result as it finishes.
+/// Thumbnails images with a bounded number of jobs and a memory budget it promises in advance,
+/// across every call made on it: a long-lived object that a service shares between its request
+/// handlers, as it would share a connection pool.
 ///
 /// ```swift
-/// let thumbnailer = Thumbnailer(maxConcurrentJobs: 2, memoryBudget: 512 << 20)
-/// for await result in thumbnailer.thumbnails(of: urls, maxPixelSize: 256) {
+/// let thumbnailer = Thumbnailer(maxConcurrentJobs: 2, memoryBudget: 512 << 20)   // one for the process
+/// let image = try await thumbnailer.thumbnail(of: upload, maxPixelSize: 256)       // one image, in a handler
+/// for await result in thumbnailer.thumbnails(of: urls, maxPixelSize: 256) {        // many, as they finish
 ///     switch result.result {
 ///     case .success(let image): try await image.write(to: output(for: result.input), as: .jpeg(quality: 85))
 ///     case .failure(let error): print(result.input, error.kind)
@@ -13,39 +15,84 @@ import Foundation
 /// }
 /// ```
 ///
-/// - Each job opens its input (header only), predicts its decode's cost from the header (after
-///   JPEG shrink-on-load, see ``DecodingOptions``) and starts only when that cost fits in what is
-///   left of `memoryBudget`; a job that would not fit even in the whole budget fails at once with
-///   ``MagickIOError/Kind/limitExceeded`` rather than waiting forever.
-/// - At most `maxConcurrentJobs` jobs are under way; the decodes run on MagickIO's own threads,
-///   never on Swift's cooperative pool.
-/// - Results come in completion order, each tagged with its input and its index in the input list.
-///   One input failing never stops the others.
-/// - Cancelling the consuming task (or leaving the loop) stops queued jobs at once and running
-///   ones at their next progress callback; results already delivered stay valid.
-public struct Thumbnailer: Sendable {
-    /// The most jobs under way at once.
-    public var maxConcurrentJobs: Int
-    /// The most bytes the decodes under way may need together, as predicted from their headers
-    /// (see ``DecodingOptions`` for the cost model). A budget above ImageMagick's memory limit in
-    /// force (``ResourceLimits/memory``, after the system policy's clamp) is clamped to it when the
-    /// thumbnails start: that limit is one pool for the whole process, and decodes admitted beyond
-    /// it would fail for want of pixel cache. Raise both together to run more at once.
-    public var memoryBudget: Int
+/// - Each job opens its input (header only), predicts its cost from the header (after JPEG
+///   shrink-on-load, see ``DecodingOptions``) and starts only when a place is free and that cost fits
+///   in what is left of `memoryBudget`, beside the jobs of every other call on this thumbnailer; a
+///   job that would not fit even in the whole budget fails at once with
+///   ``MagickIOError/Kind/limitExceeded`` rather than waiting forever. Jobs start in arrival order.
+/// - Beyond this thumbnailer, every decode in the process waits its turn for ImageMagick's pixel
+///   cache (one pool, ``ResourceLimits/memory``), so that independent calls at once never fail
+///   where one alone succeeds: several thumbnailers, and plain `thumbnail` calls, only wait.
+/// - The decodes run on MagickIO's own threads, never on Swift's cooperative pool.
+/// - Results of ``thumbnails(of:maxPixelSize:at:allowUpscale:options:)-([URL],_,_,_,_)`` come in
+///   completion order, each tagged with its input and its index in the input list. One input
+///   failing never stops the others.
+/// - Cancelling the waiting task (or leaving the loop) stops queued jobs at once and running ones at
+///   their next progress callback; results already delivered stay valid.
+public final class Thumbnailer: Sendable {
+    /// The most jobs under way at once, across every call on this thumbnailer.
+    public let maxConcurrentJobs: Int
+    /// The most bytes the jobs under way may need together, as predicted from their headers (see
+    /// ``DecodingOptions`` for the cost model), across every call on this thumbnailer. Each source
+    /// is opened with a ``DecodingOptions/memoryBudget`` of at least this, so one job may take all
+    /// of it. The part of a decode that goes to ImageMagick's pixel cache is bounded besides by
+    /// that pool (``ResourceLimits/memory``), for which every decode in the process waits its turn.
+    public let memoryBudget: Int
     /// The options each source is opened with (their own `memoryBudget` is raised to the
     /// thumbnailer's, which is the one that governs here).
-    public var decodingOptions: DecodingOptions
+    public let decodingOptions: DecodingOptions
+    /// The admission every job passes: places and bytes.
+    let queue: JobQueue
 
     /// - Parameters:
     ///   - maxConcurrentJobs: default: the number of active processors.
-    ///   - memoryBudget: default: 256 MiB, ImageMagick's default memory limit.
+    ///   - memoryBudget: default: 256 MiB.
     ///   - decodingOptions: how each input is opened (``DecodingOptions``).
     public init(maxConcurrentJobs: Int = ProcessInfo.processInfo.activeProcessorCount,
                 memoryBudget: Int = 256 << 20, decodingOptions: DecodingOptions = .default) {
         self.maxConcurrentJobs = max(maxConcurrentJobs, 1)
         self.memoryBudget = max(memoryBudget, 0)
-        self.decodingOptions = decodingOptions
+        var opening = decodingOptions
+        opening.memoryBudget = max(opening.memoryBudget, self.memoryBudget)
+        self.decodingOptions = opening
+        queue = JobQueue(places: self.maxConcurrentJobs, bytes: self.memoryBudget)
     }
+
+    /// Jobs of this thumbnailer waiting for a place or for memory now (a service may refuse new
+    /// work when this grows).
+    public var waitingJobs: Int { queue.waitingCount }
+
+    /// Jobs of this thumbnailer under way now.
+    public var runningJobs: Int { queue.runningCount }
+
+    // MARK: - One image
+
+    /// A thumbnail of the image file at `url`, upright with its longest side `maxPixelSize` (see
+    /// `ImageSource/thumbnail(maxPixelSize:at:allowUpscale:options:)`), admitted beside this
+    /// thumbnailer's other jobs: it waits for a place and for its memory, never fails for want of them
+    /// unless it alone needs more than the whole budget.
+    ///
+    /// - Throws: ``MagickIOError``: what opening the file or its thumbnail throws, `limitExceeded`
+    ///   when its cost is over the whole budget, `cancelled` when the task is cancelled.
+    public func thumbnail(of url: URL, maxPixelSize: Int, at frame: Int = 0, allowUpscale: Bool = false,
+                          options: ThumbnailOptions = ThumbnailOptions()) async throws -> Image {
+        try await job(url, .maxPixelSize(maxPixelSize), at: frame, allowUpscale: allowUpscale, options: options)
+    }
+
+    /// A thumbnail of an image held in memory, as ``thumbnail(of:maxPixelSize:at:allowUpscale:options:)-(URL,_,_,_,_)``.
+    public func thumbnail(of data: Data, maxPixelSize: Int, at frame: Int = 0, allowUpscale: Bool = false,
+                          options: ThumbnailOptions = ThumbnailOptions()) async throws -> Image {
+        try await job(data, .maxPixelSize(maxPixelSize), at: frame, allowUpscale: allowUpscale, options: options)
+    }
+
+    /// A thumbnail of a source already open (its own ``DecodingOptions`` stay in force), as
+    /// ``thumbnail(of:maxPixelSize:at:allowUpscale:options:)-(URL,_,_,_,_)``.
+    public func thumbnail(of source: ImageSource, maxPixelSize: Int, at frame: Int = 0, allowUpscale: Bool = false,
+                          options: ThumbnailOptions = ThumbnailOptions()) async throws -> Image {
+        try await job(source, .maxPixelSize(maxPixelSize), at: frame, allowUpscale: allowUpscale, options: options)
+    }
+
+    // MARK: - Many images
 
     /// Thumbnails of the image files at `urls`, each upright with its longest side `maxPixelSize`
     /// (see `ImageSource/thumbnail(maxPixelSize:at:allowUpscale:options:)`), in completion order.
@@ -56,44 +103,37 @@ public struct Thumbnailer: Sendable {
         results(of: urls, .maxPixelSize(maxPixelSize), at: frame, allowUpscale: allowUpscale, options: options)
     }
 
-    /// Thumbnails of images held in memory, as ``thumbnails(of:maxPixelSize:at:allowUpscale:options:)->AsyncStream<ThumbnailResult<URL>>``.
+    /// Thumbnails of images held in memory, as ``thumbnails(of:maxPixelSize:at:allowUpscale:options:)-([URL],_,_,_,_)``.
     public func thumbnails(of images: [Data], maxPixelSize: Int, at frame: Int = 0, allowUpscale: Bool = false,
                            options: ThumbnailOptions = ThumbnailOptions()) -> AsyncStream<ThumbnailResult<Data>> {
         results(of: images, .maxPixelSize(maxPixelSize), at: frame, allowUpscale: allowUpscale, options: options)
     }
 
     /// Thumbnails of sources already open (their own ``DecodingOptions`` stay in force), as
-    /// ``thumbnails(of:maxPixelSize:at:allowUpscale:options:)->AsyncStream<ThumbnailResult<URL>>``.
+    /// ``thumbnails(of:maxPixelSize:at:allowUpscale:options:)-([URL],_,_,_,_)``.
     public func thumbnails(of sources: [ImageSource], maxPixelSize: Int, at frame: Int = 0, allowUpscale: Bool = false,
                            options: ThumbnailOptions = ThumbnailOptions()) -> AsyncStream<ThumbnailResult<ImageSource>> {
         results(of: sources, .maxPixelSize(maxPixelSize), at: frame, allowUpscale: allowUpscale, options: options)
     }
 
+    /// One job: the input opened (header only), its cost predicted, its turn taken in ``queue``,
+    /// then its thumbnail made on MagickIO's threads.
+    func job<Input: ThumbnailInput>(_ input: Input, _ request: ThumbnailRequest, at frame: Int, allowUpscale: Bool,
+                                    options thumbnailOptions: ThumbnailOptions) async throws(MagickIOError) -> Image {
+        try Task.checkCancellation(or: "the job was cancelled before it started")
+        let source = try await input.openSource(options: decodingOptions)
+        let cost = try source.thumbnailCost(request, at: frame, allowUpscale: allowUpscale, options: thumbnailOptions)
+        try await queue.enter(cost: cost)
+        defer { queue.leave(cost: cost) }
+        return try await source.asyncThumbnail(request, at: frame, allowUpscale: allowUpscale, options: thumbnailOptions)
+    }
+
     func results<Input: ThumbnailInput>(of inputs: [Input], _ request: ThumbnailRequest, at frame: Int, allowUpscale: Bool,
-                                                options thumbnailOptions: ThumbnailOptions) -> AsyncStream<ThumbnailResult<Input>> {
+                                        options thumbnailOptions: ThumbnailOptions) -> AsyncStream<ThumbnailResult<Input>> {
         let (stream, continuation) = AsyncStream.makeStream(of: ThumbnailResult<Input>.self)
-        // ImageMagick's pixel cache is one pool for the process: a budget above its limit would
-        // admit decodes that cannot all fit in it.
-        let budget = MemoryBudget(total: min(memoryBudget, MagickCache.limit))
-        var opening = decodingOptions
-        opening.memoryBudget = max(opening.memoryBudget, memoryBudget)
-        let options = opening
+        // The sequence keeps no more jobs in flight than the thumbnailer has places: the rest of
+        // the inputs are not even opened until a job of this sequence ends.
         let jobs = maxConcurrentJobs
-        let job = { @Sendable (index: Int) async -> ThumbnailResult<Input> in
-            let input = inputs[index]
-            do throws(MagickIOError) {
-                let source = try await input.openSource(options: options)
-                let cost = try source.thumbnailCost(request, at: frame, allowUpscale: allowUpscale,
-                                                    options: thumbnailOptions)
-                try await budget.acquire(cost)
-                defer { budget.release(cost) }
-                let image = try await source.asyncThumbnail(request, at: frame, allowUpscale: allowUpscale,
-                                                            options: thumbnailOptions)
-                return ThumbnailResult(input: input, index: index, result: .success(image))
-            } catch {
-                return ThumbnailResult(input: input, index: index, result: .failure(error))
-            }
-        }
         let task = Task {
             await withTaskGroup(of: ThumbnailResult<Input>?.self) { group in
                 var next = 0
@@ -101,7 +141,17 @@ public struct Thumbnailer: Sendable {
                     guard next < inputs.count, !Task.isCancelled else { return }
                     let index = next
                     next += 1
-                    group.addTask { Task.isCancelled ? nil : await job(index) }
+                    group.addTask {
+                        guard !Task.isCancelled else { return nil }
+                        let input = inputs[index]
+                        do throws(MagickIOError) {
+                            let image = try await self.job(input, request, at: frame, allowUpscale: allowUpscale,
+                                                           options: thumbnailOptions)
+                            return ThumbnailResult(input: input, index: index, result: .success(image))
+                        } catch {
+                            return ThumbnailResult(input: input, index: index, result: .failure(error))
+                        }
+                    }
                 }
                 for _ in 0..<jobs { startNext() }
                 for await result in group {
@@ -115,6 +165,13 @@ public struct Thumbnailer: Sendable {
         }
         continuation.onTermination = { _ in task.cancel() }
         return stream
+    }
+}
+
+extension Task where Success == Never, Failure == Never {
+    /// Throws ``MagickIOError/Kind/cancelled`` with `message` when the current task is cancelled.
+    static func checkCancellation(or message: String) throws(MagickIOError) {
+        if Task.isCancelled { throw MagickIOError(.cancelled, message) }
     }
 }
 
@@ -161,65 +218,5 @@ extension Result where Failure == MagickIOError {
     var cancelledError: MagickIOError? {
         if case .failure(let error) = self, error.kind == .cancelled, error.limit == nil { return error }
         return nil
-    }
-}
-
-/// The thumbnailer's memory admission: a job waits until its predicted cost fits in what is left.
-/// Waiters are served in arrival order; a cancelled waiter leaves the queue at once.
-/// `@unchecked Sendable`: what is used and who waits are touched only under `lock`.
-final class MemoryBudget: @unchecked Sendable {
-    private let total: Int
-    private var used = 0
-    private var waiters: [(id: Int, cost: Int, continuation: CheckedContinuation<Void, Error>)] = []
-    private var nextID = 0
-    private let lock = NSLock()
-
-    init(total: Int) {
-        self.total = total
-    }
-
-    func acquire(_ cost: Int) async throws(MagickIOError) {
-        guard cost <= total else {
-            throw MagickIOError.limit("memoryBudget", requested: cost, limit: total,
-                                      "this image alone needs more than the thumbnailer's whole budget")
-        }
-        let id = lock.withLock { () -> Int in nextID += 1; return nextID }
-        do {
-            try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
-                    lock.withLock {
-                        if Task.isCancelled {
-                            continuation.resume(throwing: CancellationError())
-                        } else if waiters.isEmpty, used + cost <= total {
-                            used += cost
-                            continuation.resume()
-                        } else {
-                            waiters.append((id, cost, continuation))
-                        }
-                    }
-                }
-            } onCancel: {
-                let cancelled = lock.withLock { () -> CheckedContinuation<Void, Error>? in
-                    guard let at = waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                    return waiters.remove(at: at).continuation
-                }
-                cancelled?.resume(throwing: CancellationError())
-            }
-        } catch {
-            throw MagickIOError(.cancelled, "the job was cancelled while it waited for memory")
-        }
-    }
-
-    func release(_ cost: Int) {
-        let ready = lock.withLock { () -> [CheckedContinuation<Void, Error>] in
-            used -= cost
-            var ready: [CheckedContinuation<Void, Error>] = []
-            while let first = waiters.first, used + first.cost <= total {
-                used += first.cost
-                ready.append(waiters.removeFirst().continuation)
-            }
-            return ready
-        }
-        ready.forEach { $0.resume() }
     }
 }

@@ -2,8 +2,8 @@ internal import CMagickWand
 import Foundation
 
 // The thin internal layer over MagickWand: process start-up, wand ownership and exception
-// translation. Nothing here is public, and raw C types stay in this file and its callers inside the
-// module.
+// translation. Nothing here is public, and MagickWand's C types stay in this folder (`Wand/`): the
+// rest of the module speaks to ImageMagick through `Wand`'s Swift verbs.
 
 /// One MagickWand, owned by exactly one Swift value and used by one thread at a time.
 ///
@@ -24,6 +24,8 @@ final class Wand {
 
     deinit {
         DestroyMagickWand(pointer)
+        // Its images may have been the last holders of pixel cache that decodes wait for.
+        CacheGate.shared.poolChanged()
     }
 
     /// A new wand with its own copy of the image list (the pixel cache is shared copy-on-write).
