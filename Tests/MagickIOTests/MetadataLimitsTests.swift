@@ -166,7 +166,7 @@ struct MetadataLimitsTests {
         #expect(imageMagick.bytes.count == data.count - 2 * application.count, "ImageMagick reads a copy without them")
 
         // The pipeline: the rows' admission does not stand for the picture's decode after them.
-        let inputs = try source.openThumbnail(.maxPixelSize(64), at: 0, allowUpscale: false, options: ThumbnailOptions())
+        let inputs = try source.thumbnailPlan(.maxPixelSize(64), at: 0, allowUpscale: false, options: ThumbnailOptions()).inputs
         var picture: DecoderInput?
         var admitted: [(String, Int)] = []
         for input in inputs {

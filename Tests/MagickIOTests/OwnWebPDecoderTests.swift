@@ -151,7 +151,7 @@ struct OwnWebPDecoderTests {
     @Test("a lossless WebP's whole-image state is counted: a 16383x16383 VP8L is refused by the budget")
     func losslessCost() throws {
         let source = try Fixture.source("webp-lossless.webp")
-        let plan = try #require(source.streamPlan(try source.thumbnailPlan(.maxPixelSize(32), at: 0, allowUpscale: false),
+        let plan = try #require(source.streamPlan(try source.thumbnailSizes(.maxPixelSize(32), at: 0, allowUpscale: false),
                                                   at: 0, options: ThumbnailOptions()))
         #expect(plan.estimate.bytes >= 176 * 132 * 5)
         var header = try #require(source.header)

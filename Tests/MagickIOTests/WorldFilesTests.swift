@@ -248,7 +248,7 @@ struct WorldFilesTests {
           arguments: ["heic-coded-past-ispe.heic", "avif-coded-past-ispe.avif"])
     func heifCodedPastDeclaredThumbnailed(name: String) throws {
         let source = try Fixture.source(name)
-        let plan = try source.thumbnailPlan(.maxPixelSize(64), at: 0, allowUpscale: false)
+        let plan = try source.thumbnailSizes(.maxPixelSize(64), at: 0, allowUpscale: false)
         let stream = try #require(source.streamPlan(plan, at: 0, options: ThumbnailOptions()))
         #expect(stream.codedPixels == 4096 * 4096)
         #expect(stream.estimate.bytes >= 4096 * 4096 * 8, "the estimate is the coded picture's")

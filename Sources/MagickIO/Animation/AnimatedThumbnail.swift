@@ -28,7 +28,7 @@ extension ImageSource {
     /// other paths: not an animated GIF or WebP; a still frame whose metadata must be kept or with
     /// MagickIO's own decoders turned off; an animated one whose frames must be turned (an EXIF
     /// orientation: its still frame takes the pipeline instead).
-    func compositedPlan(_ plan: ThumbnailPlan, at index: Int, options: ThumbnailOptions) -> CompositedPlan? {
+    func compositedPlan(_ plan: ThumbnailSizes, at index: Int, options: ThumbnailOptions) -> CompositedPlan? {
         guard format == .gif || format == .webp, count > 1 else { return nil }
         let animated = options.animated && frames[index].orientation == .up
         guard animated || (options.ownDecoders && options.metadata == .stripAll) else { return nil }
@@ -67,14 +67,14 @@ extension ImageSource {
     /// cancelled or ran past its time limit, and for a file the decoders refuse.
     func animatedThumbnail(_ request: ThumbnailRequest, at index: Int, allowUpscale: Bool, options: ThumbnailOptions,
                            interrupt: Interrupt?) throws(MagickIOError) -> Image? {
-        let plan = try thumbnailPlan(request, at: index, allowUpscale: allowUpscale)
+        let plan = try thumbnailSizes(request, at: index, allowUpscale: allowUpscale)
         guard let composite = compositedPlan(plan, at: index, options: options), composite.animated else { return nil }
         try checkLimits(stored: composite.canvas, composite.estimate, byImageMagick: false)
         return try animatedThumbnail(plan, composite, options: options, interrupt: interrupt)
     }
 
     /// Every frame composited, resampled and cropped to the thumbnail, one at a time.
-    private func animatedThumbnail(_ plan: ThumbnailPlan, _ composite: CompositedPlan, options: ThumbnailOptions,
+    private func animatedThumbnail(_ plan: ThumbnailSizes, _ composite: CompositedPlan, options: ThumbnailOptions,
                                    interrupt: Interrupt?) throws(MagickIOError) -> Image {
         let size = plan.geometry.size
         let frameBytes = size.width * size.height * 4
@@ -125,7 +125,7 @@ extension ImageSource {
     /// in stored axes (the pipeline's build half then orients, crops and normalises it), and
     /// returns the decoder's name; nil when giflib or libwebp call the file corrupt (ImageMagick's
     /// path, the next input, then decodes it).
-    func fillComposited(_ plan: ThumbnailPlan, _ composite: CompositedPlan, at index: Int, into wand: Wand,
+    func fillComposited(_ plan: ThumbnailSizes, _ composite: CompositedPlan, at index: Int, into wand: Wand,
                         interrupt: Interrupt?) throws(MagickIOError) -> Image.Decoder? {
         let size = plan.stored
         var pixels = [UInt8](repeating: 0, count: size.width * size.height * 4)

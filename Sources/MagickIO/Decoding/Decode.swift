@@ -100,7 +100,7 @@ extension ImageSource {
     /// decoder's warnings (the wand holds that frame only, and is cleared afterwards). The read and
     /// whatever `body` does stop at the next row once `interrupt` (or the source's time limit) says
     /// so, and then throw. This is ``image(at:)``'s decode; a thumbnail's goes through its pipeline
-    /// (``makeThumbnail(from:options:interrupt:)``), which reads with ``decode(frame:from:jpegHint:interrupt:cacheBytes:into:)``.
+    /// (``makeThumbnail(_:options:interrupt:)``), which reads with ``decode(frame:from:jpegHint:interrupt:cacheBytes:into:)``.
     ///
     /// The decode waits until its share of ImageMagick's pixel cache fits beside the decodes
     /// under way (``CacheGate/admitting(_:interrupt:_:)``).

@@ -7,7 +7,10 @@ import Foundation
 ///
 /// libheif applies the item's own `irot`/`imir`/`clap` transforms when it decodes, as it does for
 /// the primary image, so the sizes here and the pixels decoded are upright.
-struct HEIFThumbnail {
+/// `@unchecked Sendable`: its libheif context travels inside a ``ThumbnailPlan`` from the thread
+/// that planned to the one that runs the plan, and is used by one thread at a time (libheif's
+/// contexts are not tied to a thread); nothing shares it between threads at once.
+struct HEIFThumbnail: @unchecked Sendable {
     /// The item's size as shown (after its transforms).
     let width: Int
     let height: Int

@@ -42,11 +42,11 @@ extension Image {
         return ThumbHash(rgba: pixels.bytes, width: pixels.width, height: pixels.height)
     }
 
-    /// The thumbnail pipeline (``ImageSource/makeThumbnail(from:options:interrupt:)``) on this
+    /// The thumbnail pipeline (``ImageSource/makeThumbnail(_:options:interrupt:)``) on this
     /// image's own pixels: resize, orientation, normalisation.
     private func placeholderSized() throws(MagickIOError) -> Image {
         let geometry = ThumbnailRequest.maxPixelSize(100).geometry(width: orientedWidth, height: orientedHeight,
                                                                    allowUpscale: false)
-        return try ImageSource.makeThumbnail(from: [.pixels(self, geometry)], options: ThumbnailOptions(), interrupt: nil)
+        return try ImageSource.makeThumbnail(.pixels(self, geometry), options: ThumbnailOptions(), interrupt: nil)
     }
 }

@@ -23,6 +23,14 @@ extension ImageSource {
         }
     }
 
+    /// A planned thumbnail (``ThumbnailPlan``) run on MagickIO's threads, cancellable.
+    func asyncThumbnail(_ plan: ThumbnailPlan, options thumbnailOptions: ThumbnailOptions) async throws(MagickIOError) -> Image {
+        let interrupt = Interrupt(timeLimit: decodingOptions.timeLimit, startsNow: false)
+        return try await WorkerPool.shared.run(interrupt: interrupt) { () throws(MagickIOError) in
+            try Self.makeThumbnail(plan, options: thumbnailOptions, interrupt: interrupt)
+        }
+    }
+
     /// `thumbnail(size:mode:gravity:at:allowUpscale:options:)` on MagickIO's threads, cancellable.
     public func thumbnail(size: ImageSize, mode: SizingMode = .fit, gravity: Gravity = .center, at index: Int = 0,
                           allowUpscale: Bool = false,

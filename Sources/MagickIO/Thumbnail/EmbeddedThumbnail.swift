@@ -8,7 +8,7 @@ extension ImageSource {
     /// An embedded thumbnail is never upscaled. It ends upright (the EXIF one is turned with the
     /// picture's orientation; libheif applies an item's own transforms) and, when `options` keep
     /// metadata, carries the picture's, with the orientation tag set to upright.
-    func embeddedInput(_ request: ThumbnailRequest, plan: ThumbnailPlan,
+    func embeddedInput(_ request: ThumbnailRequest, plan: ThumbnailSizes,
                        options: ThumbnailOptions) throws(MagickIOError) -> ThumbnailFill? {
         let wanted = plan.geometry.size
         func serves(width: Int, height: Int) -> Bool {
@@ -17,7 +17,7 @@ extension ImageSource {
         if let embedded = embeddedThumbnail() {
             let stored = embedded.frames[0]
             guard serves(width: stored.orientedWidth, height: stored.orientedHeight),
-                  let plan = try? embedded.thumbnailPlan(request, at: 0, allowUpscale: false) else { return nil }
+                  let plan = try? embedded.thumbnailSizes(request, at: 0, allowUpscale: false) else { return nil }
             return .exifThumbnail(embedded, plan, of: self)
         }
         guard format.isHEIF else { return nil }

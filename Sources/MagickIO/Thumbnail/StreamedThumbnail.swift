@@ -25,7 +25,7 @@ extension ImageSource {
     /// must decode it: not a lone JPEG of three components, a non-interlaced RGB, RGBA or
     /// palette PNG, a still WebP, or a HEIC or AVIF, an enlargement, or metadata to keep
     /// (ImageMagick's path copies it).
-    func streamPlan(_ plan: ThumbnailPlan, at index: Int, options: ThumbnailOptions) -> StreamPlan? {
+    func streamPlan(_ plan: ThumbnailSizes, at index: Int, options: ThumbnailOptions) -> StreamPlan? {
         guard index == 0, count == 1 || format == .tiff, options.metadata == .stripAll, options.ownDecoders, let header else { return nil }
         let stored = (width: header.width, height: header.height)
         let decoded: (width: Int, height: Int)
@@ -84,7 +84,7 @@ extension ImageSource {
     /// and returns the warnings and the decoder's name, or nil when the decoder hands the file to
     /// ImageMagick (``RowSourceFailure/fallback(_:)``). Throws when it was cancelled or ran past
     /// its time limit. `idleCore`: another core is idle, so a big image decodes on a second thread.
-    func fillRows(_ plan: ThumbnailPlan, _ stream: StreamPlan, from input: DecoderInput, into wand: Wand,
+    func fillRows(_ plan: ThumbnailSizes, _ stream: StreamPlan, from input: DecoderInput, into wand: Wand,
                   interrupt: Interrupt?, idleCore: Bool) throws(MagickIOError) -> ([DecoderWarning], Image.Decoder)? {
         let decoded: Result<Void, RowSourceFailure> = input.bytes.withDecoderInput { data, descriptor, size in
             Result { () throws(RowSourceFailure) in

@@ -59,43 +59,21 @@ extension ImageSource {
                                                                interrupt: interrupt) {
             return image
         }
-        let inputs = try openThumbnail(request, at: index, allowUpscale: allowUpscale, options: options)
-        return try Self.makeThumbnail(from: inputs, options: options, interrupt: interrupt)
+        let plan = try thumbnailPlan(request, at: index, allowUpscale: allowUpscale, options: options)
+        return try Self.makeThumbnail(plan, options: options, interrupt: interrupt)
     }
 
-    /// The open half: the sizes from the header (``thumbnailPlan(_:at:allowUpscale:)``) and the
-    /// inputs that may fill the picture, best first: 1. an embedded thumbnail that serves
-    /// (``embeddedInput(_:plan:options:)``); 2. an animation's frame composited by giflib or
-    /// libwebp (``compositedPlan(_:at:options:)``), or frame 0's rows from an own decoder at the
-    /// shrink-on-load scale (``streamPlan(_:at:options:)``); 3. the frame decoded whole, at the
-    /// JPEG shrink-on-load hint. Nothing is decoded and no limit is checked here: each input is
-    /// checked when its turn comes (``ThumbnailFill/admit(_:pictureInput:)``), so that a picture
-    /// over the limits can still give its embedded thumbnail.
-    func openThumbnail(_ request: ThumbnailRequest, at index: Int, allowUpscale: Bool,
-                       options: ThumbnailOptions) throws(MagickIOError) -> [ThumbnailFill] {
-        let plan = try thumbnailPlan(request, at: index, allowUpscale: allowUpscale)
-        var inputs: [ThumbnailFill] = []
-        if options.embedded != .never, index == 0, let embedded = try embeddedInput(request, plan: plan, options: options) {
-            inputs.append(embedded)
-        }
-        if let composite = compositedPlan(plan, at: index, options: options), !composite.animated {
-            inputs.append(.composited(plan, composite, frame: index, of: self))
-        } else if let stream = streamPlan(plan, at: index, options: options) {
-            inputs.append(.rows(plan, stream, of: self))
-        }
-        inputs.append(.decoded(plan, frame: index, of: self))
-        return inputs
-    }
-
-    /// Fills the picture from the first of `inputs` that gives one, and builds the thumbnail from
-    /// it: the one place that holds the wand, runs under the interrupt and reserves ImageMagick's
-    /// pixel cache (``CacheGate``) for a decode.
-    static func makeThumbnail(from inputs: [ThumbnailFill], options: ThumbnailOptions,
+    /// The runner: fills the picture from the first of the plan's inputs that gives one, and builds
+    /// the thumbnail from it; the one place that holds the wand, runs under the interrupt, reserves
+    /// ImageMagick's pixel cache (``CacheGate``) and goes on to the next input. An input the plan
+    /// found over the limits is passed over with its refusal, never checked again.
+    static func makeThumbnail(_ plan: ThumbnailPlan, options: ThumbnailOptions,
                               interrupt: Interrupt?) throws(MagickIOError) -> Image {
         try withInterruptibleWand(interrupt) { wand, interrupt throws(MagickIOError) -> Image in
             var pictureInput: DecoderInput?
-            for input in inputs {
+            for (input, refusal) in zip(plan.inputs, plan.refusals) {
                 do throws(MagickIOError) {
+                    if let refusal { throw refusal }
                     let admission = try input.admit(options, pictureInput: &pictureInput)
                     let attempt = { () throws(MagickIOError) -> Image? in
                         try DecodeActivity.run { idleCore throws(MagickIOError) -> Image? in
@@ -144,73 +122,6 @@ extension ImageSource {
         var image = Image(wand: wand.clone(), orientation: .up, warnings: picture.warnings.map(\.message), decoder: picture.decoder)
         image.cropRect = cropRect
         return image
-    }
-}
-
-/// A thumbnail's sizes: the geometry in oriented axes, the resize target in stored axes, and the
-/// JPEG shrink-on-load hint for ImageMagick's decoder.
-typealias ThumbnailPlan = (geometry: ThumbnailGeometry, stored: (width: Int, height: Int), hint: JPEGScale.Hint?)
-
-/// What a thumbnail is asked to be.
-enum ThumbnailRequest: Sendable, Hashable {
-    /// The longest side, the image fitted into a square of it.
-    case maxPixelSize(Int)
-    /// A box, a mode and, for ``SizingMode/fill``, a gravity.
-    case box(ImageSize, SizingMode, Gravity)
-
-    /// The geometry for an image shown as `width` x `height`.
-    func geometry(width: Int, height: Int, allowUpscale: Bool) -> ThumbnailGeometry {
-        switch self {
-        case .maxPixelSize(let side):
-            let side = max(side, 1)
-            return ThumbnailGeometry(width: width, height: height, box: ImageSize(width: side, height: side),
-                                     mode: .fit, gravity: .center, allowUpscale: allowUpscale)
-        case .box(let size, let mode, let gravity):
-            return ThumbnailGeometry(width: width, height: height, box: size, mode: mode, gravity: gravity,
-                                     allowUpscale: allowUpscale)
-        }
-    }
-}
-
-extension ImageSource {
-    /// The sizes a thumbnail of frame `index` works with: the geometry in oriented axes, the resize
-    /// target in stored axes (the pixels are resized before they are turned) and the JPEG
-    /// shrink-on-load hint.
-    func thumbnailPlan(_ request: ThumbnailRequest, at index: Int, allowUpscale: Bool) throws(MagickIOError) -> ThumbnailPlan {
-        try checkFrame(index)
-        let header = frames[index]
-        let geometry = request.geometry(width: header.orientedWidth, height: header.orientedHeight, allowUpscale: allowUpscale)
-        let stored = geometry.stored(turnedBy: header.orientation)
-        var hint: JPEGScale.Hint?
-        if format == .jpeg {
-            let limits = ResourceLimits.current
-            hint = JPEGScale.hint(width: header.pixelWidth, height: header.pixelHeight, target: stored,
-                                  within: (limits.width, limits.height))
-        }
-        return (geometry, stored, hint)
-    }
-
-    /// The predicted bytes of that thumbnail, from the header alone, after the source's own limits
-    /// (``DecodingOptions``) have let it through: the decode's estimate and the resize's, or the
-    /// own path's (``streamPlan(_:at:options:)``) where the header lets the thumbnail go that way.
-    func thumbnailCost(_ request: ThumbnailRequest, at index: Int, allowUpscale: Bool,
-                       options: ThumbnailOptions = ThumbnailOptions()) throws(MagickIOError) -> Int {
-        let plan = try thumbnailPlan(request, at: index, allowUpscale: allowUpscale)
-        if let composite = compositedPlan(plan, at: index, options: options) {
-            try checkLimits(stored: composite.canvas, composite.estimate, byImageMagick: false)
-            return composite.estimate.bytes
-        }
-        if let stream = streamPlan(plan, at: index, options: options) {
-            try checkLimits(stream)
-            return stream.estimate.bytes
-        }
-        try checkLimits(frame: index, jpegHint: plan.hint)
-        return thumbnailEstimate(plan, at: index)
-    }
-
-    func thumbnailEstimate(_ plan: ThumbnailPlan, at index: Int) -> Int {
-        let decode = estimate(frame: index, jpegHint: plan.hint)
-        return decode.bytes.saturatingPlus(DecodeEstimate.resizeBytes(from: decode.width, to: plan.stored))
     }
 }
 

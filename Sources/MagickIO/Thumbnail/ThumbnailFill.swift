@@ -1,27 +1,28 @@
-// The inputs a thumbnail's picture can come from. The open half of the pipeline
-// (``ImageSource/openThumbnail(_:at:allowUpscale:options:)``) lists the ones that apply, best
-// first; each only *fills* the pipeline's wand with a decoded picture and says what the build half
-// must do with it. The wand, the interrupt and the cache reservation belong to the pipeline
-// (``ImageSource/makeThumbnail(from:options:interrupt:)``), never to an input.
+// The inputs a thumbnail's picture can come from. The plan
+// (``ImageSource/thumbnailPlan(_:at:allowUpscale:options:)``) lists the ones that apply, best
+// first, and checks each against the limits once; each only *fills* the pipeline's wand with a
+// decoded picture and says what the build half must do with it. The wand, the interrupt and the
+// cache reservation belong to the runner (``ImageSource/makeThumbnail(_:options:interrupt:)``),
+// never to an input.
 
 /// One kind of input to the thumbnail pipeline. A new decoder of frame 0's rows is a new
 /// ``RowDecoder`` (one case); a new kind of picture is a case here with its `admit` and `fill`.
-enum ThumbnailFill {
+enum ThumbnailFill: Sendable {
     /// A JPEG's EXIF thumbnail (IFD1), opened as a source of its own, decoded by ImageMagick; the
     /// picture's metadata is copied onto it when the options keep metadata.
-    case exifThumbnail(ImageSource, ThumbnailPlan, of: ImageSource)
+    case exifThumbnail(ImageSource, ThumbnailSizes, of: ImageSource)
     /// A HEIC/AVIF thumbnail item, decoded by libheif; a failed decode leaves the picture to the
     /// next input (a missed shortcut, not an error).
     case heifItem(HEIFThumbnail, ThumbnailGeometry, of: ImageSource)
     /// Frame 0's rows from one of MagickIO's own decoders, resampled as they come; the decoder
     /// can hand the file on to the next input (``RowSourceFailure/fallback(_:)``).
-    case rows(ThumbnailPlan, StreamPlan, of: ImageSource)
+    case rows(ThumbnailSizes, StreamPlan, of: ImageSource)
     /// An animation's frame composited by giflib or libwebp's WebPAnimDecoder (frames 0...N, two
     /// canvases at most), resampled to the plan's size; a file these decoders call corrupt is
     /// left to the next input (ImageMagick's coder).
-    case composited(ThumbnailPlan, CompositedPlan, frame: Int, of: ImageSource)
+    case composited(ThumbnailSizes, CompositedPlan, frame: Int, of: ImageSource)
     /// A frame decoded whole: by its ImageMagick coder, or by libheif for HEIC/AVIF.
-    case decoded(ThumbnailPlan, frame: Int, of: ImageSource)
+    case decoded(ThumbnailSizes, frame: Int, of: ImageSource)
     /// An image already decoded (``Image/thumbHash()``): its own pixels.
     case pixels(Image, ThumbnailGeometry)
 
@@ -67,15 +68,37 @@ enum ThumbnailFill {
         stored.width.saturatingTimes(stored.height).saturatingTimes(16)
     }
 
-    /// Checks this input against the limits, before any pixel is decoded: the decode's estimate
-    /// (``ImageSource/checkLimits(frame:jpegHint:)``, or the own path's), then the metadata
-    /// limits (``ImageSource/decoderInput(keeping:)``). `pictureInput` keeps the picture's
-    /// approved bytes for the next input of the same picture, so that they are counted once.
+    /// Why this input may not run: its decode's estimate over the limits
+    /// (``ImageSource/checkLimits(frame:jpegHint:)``, or the own path's); nil where it may. Made
+    /// once, by the plan (``ThumbnailPlan/refusals``).
+    func refusal() -> MagickIOError? {
+        do throws(MagickIOError) {
+            switch self {
+            case .exifThumbnail(let embedded, let plan, _):
+                try embedded.checkLimits(frame: 0, jpegHint: plan.hint)
+            case .heifItem, .pixels:
+                break
+            case .rows(_, let stream, let source):
+                try source.checkLimits(stream)
+            case .composited(_, let composite, _, let source):
+                try source.checkLimits(stored: composite.canvas, composite.estimate, byImageMagick: false)
+            case .decoded(let plan, let frame, let source):
+                try source.checkLimits(frame: frame, jpegHint: plan.hint)
+            }
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Admits this input, which its plan let through (``refusal()``): the bytes its decoder reads,
+    /// after the metadata limits (``ImageSource/decoderInput(keeping:)``), and the pixel cache it
+    /// reserves. `pictureInput` keeps the picture's approved bytes for the next input of the same
+    /// picture, so that they are counted once.
     func admit(_ options: ThumbnailOptions, pictureInput: inout DecoderInput?) throws(MagickIOError) -> Admission {
         switch self {
         case .exifThumbnail(let embedded, let plan, _):
             let input = try embedded.decoderInput(keeping: MetadataUse(options))
-            try embedded.checkLimits(frame: 0, jpegHint: plan.hint)
             return Admission(input: input, cacheBytes: embedded.estimate(frame: 0, jpegHint: plan.hint).cacheBytes
                 .saturatingPlus(Self.buildCacheBytes(plan.stored)))
         case .heifItem(let item, let geometry, _):
@@ -85,21 +108,18 @@ enum ThumbnailFill {
             return Admission(cacheBytes: image.width.saturatingTimes(image.height).saturatingTimes(8)
                 .saturatingPlus(Self.buildCacheBytes(geometry.scaled)))
         case .rows(let plan, let stream, let source):
-            try source.checkLimits(stream)
+            let build = Self.buildCacheBytes(plan.stored)
             // libjpeg's rows need the census only to the first scan; that input is not the
             // whole picture's, so ImageMagick's decode after it takes its own.
-            let build = Self.buildCacheBytes(plan.stored)
             if stream.decoder == .jpeg {
                 return Admission(input: try source.decoderInput(keeping: MetadataUse(options), forLibjpeg: true), cacheBytes: build)
             }
             let input = if let pictureInput { pictureInput } else { try source.decoderInput(keeping: MetadataUse(options)) }
             pictureInput = input
             return Admission(input: input, cacheBytes: build)
-        case .composited(let plan, let composite, _, let source):
-            try source.checkLimits(stored: composite.canvas, composite.estimate, byImageMagick: false)
+        case .composited(let plan, _, _, _):
             return Admission(cacheBytes: Self.buildCacheBytes(plan.stored))
         case .decoded(let plan, let frame, let source):
-            try source.checkLimits(frame: frame, jpegHint: plan.hint)
             let input = if let pictureInput { pictureInput } else { try source.decoderInput(keeping: MetadataUse(options)) }
             pictureInput = input
             return Admission(input: input, cacheBytes: source.estimate(frame: frame, jpegHint: plan.hint).cacheBytes

@@ -116,16 +116,24 @@ public final class Thumbnailer: Sendable {
         results(of: sources, .maxPixelSize(maxPixelSize), at: frame, allowUpscale: allowUpscale, options: options)
     }
 
-    /// One job: the input opened (header only), its cost predicted, its turn taken in ``queue``,
-    /// then its thumbnail made on MagickIO's threads.
+    /// One job: the input opened (header only), its thumbnail planned (its cost and its limits,
+    /// checked once), its turn taken in ``queue``, then the plan run on MagickIO's threads.
     func job<Input: ThumbnailInput>(_ input: Input, _ request: ThumbnailRequest, at frame: Int, allowUpscale: Bool,
                                     options thumbnailOptions: ThumbnailOptions) async throws(MagickIOError) -> Image {
         try Task.checkCancellation(or: "the job was cancelled before it started")
         let source = try await input.openSource(options: decodingOptions)
-        let cost = try source.thumbnailCost(request, at: frame, allowUpscale: allowUpscale, options: thumbnailOptions)
+        if thumbnailOptions.animated {
+            // An animation's pipeline plans its frames itself (AnimatedThumbnail.swift).
+            let cost = try source.thumbnailCost(request, at: frame, allowUpscale: allowUpscale, options: thumbnailOptions)
+            try await queue.enter(cost: cost)
+            defer { queue.leave(cost: cost) }
+            return try await source.asyncThumbnail(request, at: frame, allowUpscale: allowUpscale, options: thumbnailOptions)
+        }
+        let plan = try source.thumbnailPlan(request, at: frame, allowUpscale: allowUpscale, options: thumbnailOptions)
+        let cost = try plan.cost.get()
         try await queue.enter(cost: cost)
         defer { queue.leave(cost: cost) }
-        return try await source.asyncThumbnail(request, at: frame, allowUpscale: allowUpscale, options: thumbnailOptions)
+        return try await source.asyncThumbnail(plan, options: thumbnailOptions)
     }
 
     func results<Input: ThumbnailInput>(of inputs: [Input], _ request: ThumbnailRequest, at frame: Int, allowUpscale: Bool,
