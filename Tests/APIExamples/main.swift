@@ -38,6 +38,12 @@ func thumbnailerExample(_ urls: [URL]) async throws {
     }
 }
 
+func sharedThumbnailerExample(_ upload: URL) async throws {
+    let thumbnailer = Thumbnailer(maxConcurrentJobs: 2, memoryBudget: 512 << 20)  // one, long-lived
+    let image = try await thumbnailer.thumbnail(of: upload, maxPixelSize: 256)     // in each handler
+    print("shared", image.width, image.height)
+}
+
 // The Getting Started article's examples (Sources/MagickIO/MagickIO.docc/GettingStarted.md).
 func gettingStartedAsync() async throws {
     let source = try ImageSource(url: URL(fileURLWithPath: "photo.jpg"))  // reads the header only
@@ -84,6 +90,7 @@ func gettingStartedSync(_ source: ImageSource, upload: URL, output: URL) throws 
 try await asyncExample()
 try syncExample(try ImageSource(url: URL(fileURLWithPath: "photo.jpg")))
 try await thumbnailerExample([URL(fileURLWithPath: "photo.jpg"), URL(fileURLWithPath: "missing.jpg")])
+try await sharedThumbnailerExample(URL(fileURLWithPath: "photo.jpg"))
 try await gettingStartedAsync()
 try gettingStartedSync(try ImageSource(url: URL(fileURLWithPath: "photo.jpg")), upload: URL(fileURLWithPath: "photo.jpg"),
                        output: URL(fileURLWithPath: "upload-256.jpg"))

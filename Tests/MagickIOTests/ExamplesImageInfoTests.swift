@@ -134,6 +134,7 @@ extension ExamplesTests {
         #expect(lines.contains("jpeg 1"))
         #expect(lines.contains("64 96 right") && lines.contains("96 64"))
         #expect(lines.contains("async 96 64 up") && lines.contains("sync 96 64"))
+        #expect(lines.contains("shared 96 64"), "\(lines)")
         #expect(lines.contains { $0.hasSuffix("fileNotFound: no file at \(sandbox.url.appendingPathComponent("missing.jpg").path)") })
         #expect(lines.contains("getting started 64 96 96 96 false"), "\(lines)")
         #expect(lines.contains("caught unsupportedFormat - unsupportedFormat: the content is not a recognised image format"))
