@@ -196,8 +196,8 @@ struct OwnTIFFDecoderTests {
     @Test("a TIFF thumbnail decoded on two threads is the one decoded on one", .timeLimit(.minutes(10)))
     func pipelined() throws {
         let source = try ImageSource(url: try Self.large("24mp-lzw.tif"))
-        let two = try DecodeActivity.$idleCoreOverride.withValue(true) { try source.thumbnail(maxPixelSize: 300) }
-        let one = try DecodeActivity.$idleCoreOverride.withValue(false) { try source.thumbnail(maxPixelSize: 300) }
+        let two = try CacheGate.$idleCoreOverride.withValue(true) { try source.thumbnail(maxPixelSize: 300) }
+        let one = try CacheGate.$idleCoreOverride.withValue(false) { try source.thumbnail(maxPixelSize: 300) }
         #expect(two.decoder == .libtiff && one.decoder == .libtiff)
         #expect(try two.pixels(.rgba8) == one.pixels(.rgba8))
     }

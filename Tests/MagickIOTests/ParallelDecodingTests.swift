@@ -278,7 +278,7 @@ struct ParallelDecodingTests {
         let outcome = Locked<MagickIOError?>(nil), out = DispatchSemaphore(value: 0)
         Thread {
             do throws(MagickIOError) {
-                _ = try gate.admitting(100, interrupt: interrupt) { () throws(MagickIOError) in Issue.record("it ran") }
+                _ = try gate.admitting(100, interrupt: interrupt) { (_: Bool) throws(MagickIOError) in Issue.record("it ran") }
             } catch {
                 outcome.withLock { $0 = error }
             }

@@ -2,9 +2,10 @@ import Foundation
 import Synchronization
 
 /// A ``RawRowSource`` decoded on a second thread, a few rows ahead of its reader: the decoder and
-/// the resampler then run on two cores at once (for one big image, when a core is idle; see
-/// ``DecodeActivity``). The rows pass through a ring of `slots` rows as the decoder gives them
-/// (bytes); the reader converts each to floats, so that the decoder's thread only decodes.
+/// the resampler then run on two cores at once (for one big image, when a core is idle, as
+/// ``CacheGate``, which counts the decodes under way, says). The rows pass through a ring of
+/// `slots` rows as the decoder gives them (bytes); the reader converts each to floats, so that the
+/// decoder's thread only decodes.
 ///
 /// The decoder thread is always joined before the source can go away: by ``finish()``, which lets
 /// it read to the end, or by ``stop()`` (also run when the pipeline is released), which makes it

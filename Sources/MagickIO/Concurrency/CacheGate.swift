@@ -113,23 +113,34 @@ final class CacheGate: @unchecked Sendable {
     /// error without running `body`. Work admitted inside work this thread was already admitted for
     /// (an image encoded while a thumbnail is built) runs at once, on the outer reservation: a
     /// second wait there could only wait for itself.
-    func admitting<T>(_ bytes: Int?, interrupt: Interrupt? = nil,
-                      _ body: () throws(MagickIOError) -> T) throws(MagickIOError) -> T {
-        guard let bytes, Self.admitted.current == nil else { return try body() }
-        func inside() throws(MagickIOError) -> T {
-            try Self.admitted.marking(body)
-        }
-        guard enter(reserving: bytes, interrupt: interrupt) else {
+    func admitting<T>(_ bytes: Int, interrupt: Interrupt? = nil,
+                      _ body: (_ idleCore: Bool) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
+        guard Self.admitted.current == nil else { return try body(false) }
+        guard let running = enter(reserving: bytes, interrupt: interrupt) else {
             try interrupt?.check()
             throw MagickIOError(.cancelled, "the decode was stopped while it waited for ImageMagick's pixel cache")
         }
         do {
             defer { leave(bytes) }
-            return try inside()
+            return try Self.admitted.marking { () throws(MagickIOError) -> T in try body(Self.idleCore(running: running)) }
         } catch where error.kind == .limitExceeded && error.limit == nil {
-            return try exclusive(reserving: bytes, inside)
+            return try exclusive(reserving: bytes) { () throws(MagickIOError) -> T in
+                try Self.admitted.marking { () throws(MagickIOError) -> T in try body(Self.idleCore(running: 1)) }
+            }
         }
     }
+
+    /// Whether a decode that runs beside `running - 1` others has a core to itself to spare: one
+    /// big image pipelines its decoder and resampler on two threads only while fewer decodes than
+    /// cores run (a batch already keeps every core busy with one image each).
+    private static func idleCore(running: Int) -> Bool {
+        idleCoreOverride ?? (running < cores)
+    }
+
+    static let cores = ProcessInfo.processInfo.activeProcessorCount
+
+    /// Set by tests to force the choice either way.
+    @TaskLocal static var idleCoreOverride: Bool?
 
     /// Runs work on an image already held (an encode, a turn, an export of its copy), which needs
     /// more of the pool only if it writes the copy: at once, beside anything, without waiting
@@ -151,9 +162,9 @@ final class CacheGate: @unchecked Sendable {
     /// Marks a thread running admitted work.
     private static let admitted = ThreadMark()
 
-    /// Waits for a shared decode's turn and takes it; false when `interrupt` stopped the wait
-    /// (the turn is given up).
-    private func enter(reserving bytes: Int, interrupt: Interrupt?) -> Bool {
+    /// Waits for a shared decode's turn and takes it, and returns how many decodes run then (this
+    /// one included); nil when `interrupt` stopped the wait (the turn is given up).
+    private func enter(reserving bytes: Int, interrupt: Interrupt?) -> Int? {
         condition.lock()
         defer { condition.unlock() }
         let ticket = nextTicket
@@ -178,7 +189,7 @@ final class CacheGate: @unchecked Sendable {
             }
             if interrupt?.stopReason != nil {
                 abandon(ticket)
-                return false
+                return nil
             }
         }
         servedTicket += 1
@@ -186,7 +197,7 @@ final class CacheGate: @unchecked Sendable {
         running += 1
         reserved = reserved.saturatingPlus(bytes)
         condition.broadcast()  // the next ticket may fit too
-        return true
+        return running
     }
 
     /// Runs `body` once no other decode is under way and `bytes` fit beside what is held (within

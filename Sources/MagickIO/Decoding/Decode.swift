@@ -110,13 +110,11 @@ extension ImageSource {
         let input = try decoderInput(keeping: .all)
         let cacheBytes = estimate(frame: index, jpegHint: jpegHint).cacheBytes
         let interrupt = interrupt ?? decodingOptions.timeLimit.map { Interrupt(timeLimit: $0) }
-        return try CacheGate.shared.admitting(cacheBytes, interrupt: interrupt) { () throws(MagickIOError) -> T in
-            try DecodeActivity.run { _ throws(MagickIOError) -> T in
-                try Self.withInterruptibleWand(interrupt) { wand, interrupt throws(MagickIOError) -> T in
-                    let warnings = try self.decode(frame: index, from: input, jpegHint: jpegHint, interrupt: interrupt,
-                                                 cacheBytes: cacheBytes, into: wand)
-                    return try body(wand, warnings)
-                }
+        return try CacheGate.shared.admitting(cacheBytes, interrupt: interrupt) { _ throws(MagickIOError) -> T in
+            try Self.withInterruptibleWand(interrupt) { wand, interrupt throws(MagickIOError) -> T in
+                let warnings = try self.decode(frame: index, from: input, jpegHint: jpegHint, interrupt: interrupt,
+                                             cacheBytes: cacheBytes, into: wand)
+                return try body(wand, warnings)
             }
         }
     }

@@ -75,14 +75,12 @@ extension ImageSource {
                 do throws(MagickIOError) {
                     if let refusal { throw refusal }
                     let admission = try input.admit(options, pictureInput: &pictureInput)
-                    let attempt = { () throws(MagickIOError) -> Image? in
-                        try DecodeActivity.run { idleCore throws(MagickIOError) -> Image? in
-                            wand.clear(monitor: interrupt)
-                            guard let picture = try input.fill(wand, admission, options: options, interrupt: interrupt,
-                                                               idleCore: idleCore) else { return nil }
-                            wand.monitor(interrupt)  // the picture the fill made
-                            return try buildThumbnail(wand, picture, options: options)
-                        }
+                    let attempt = { (idleCore: Bool) throws(MagickIOError) -> Image? in
+                        wand.clear(monitor: interrupt)
+                        guard let picture = try input.fill(wand, admission, options: options, interrupt: interrupt,
+                                                           idleCore: idleCore) else { return nil }
+                        wand.monitor(interrupt)  // the picture the fill made
+                        return try buildThumbnail(wand, picture, options: options)
                     }
                     if let image = try CacheGate.shared.admitting(admission.cacheBytes, interrupt: interrupt, attempt) {
                         return image
