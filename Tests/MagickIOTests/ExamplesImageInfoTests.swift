@@ -103,6 +103,24 @@ extension ExamplesTests {
         #expect(run.stderr.lowercased().contains("usage:"), "\(run)")
     }
 
+    @Test("the README, Getting Started and CI install the same packages: one install line, one truth")
+    func installLines() throws {
+        func packages(_ path: String) throws -> Set<String> {
+            let text = try String(contentsOf: Harness.packageRoot.appendingPathComponent(path), encoding: .utf8)
+            // The first apt-get install line, continued over backslash-newlines.
+            let joined = text.replacingOccurrences(of: "\\\n", with: " ")
+            let line = try #require(joined.split(separator: "\n").first { $0.contains("apt-get install") && $0.contains("libmagickwand-dev") },
+                                    "\(path) has no install line")
+            let words = line.split(separator: " ").map(String.init)
+            let start = try #require(words.firstIndex(of: "--no-install-recommends"), "\(path): \(line)")
+            return Set(words[(start + 1)...].filter { !$0.hasPrefix("-") && !$0.hasPrefix("#") })
+        }
+        let readme = try packages("README.md"), gettingStarted = try packages("Sources/MagickIO/MagickIO.docc/GettingStarted.md")
+        let ci = try packages(".ci/run")
+        #expect(readme.subtracting(["python3"]) == gettingStarted, "README \(readme.sorted()), Getting Started \(gettingStarted.sorted())")
+        #expect(readme.isSubset(of: ci), "CI lacks \(readme.subtracting(ci).sorted())")
+    }
+
     @Test("the README's and Getting Started's Swift examples are compiled and run as written, in async and sync contexts")
     func readmeExamples() async throws {
         // Every Swift block of the README and the Getting Started article (its `import` lines and
