@@ -97,26 +97,30 @@ struct ParallelDecodingTests {
         }
     }
 
-    @Test("a thumbnailer's budget is the one that governs: above ImageMagick's pool, a job that needs more than the pool but not in it runs",
+    @Test("thumbnail --memory-budget governs a batch: above ImageMagick's pool, a job that needs more than the pool but not in it runs",
           .timeLimit(.minutes(10)))
-    func budgetNotClampedToThePool() async throws {
+    func budgetNotClampedToThePool() throws {
         // 100 MP progressive: about 300 MB of DCT coefficients in libjpeg, whatever the scale, and
-        // only the thumbnail in ImageMagick's pool (256 MiB).
+        // only the thumbnail in ImageMagick's pool (256 MiB). In a child: its 300 MB must not raise
+        // this process's peak, which other tests' children are measured against.
         let input = try LargeImages.cached("100mp-progressive.jpg") {
             try LargeImages.writeJPEG(to: $0, width: 10_000, height: 10_000, quality: 90, progressive: true)
         }
         let cost = try ImageSource(url: input, options: DecodingOptions(memoryBudget: 1 << 30))
             .thumbnailCost(.maxPixelSize(256), at: 0, allowUpscale: false)
         #expect(cost > MagickCache.limit, "\(cost >> 20) MiB against a pool of \(MagickCache.limit >> 20) MiB")
-        let image = try await Thumbnailer(memoryBudget: 1 << 30).thumbnail(of: input, maxPixelSize: 256)
-        #expect(image.width == 256 && image.height == 256)
-        do {
-            _ = try await Thumbnailer(memoryBudget: 256 << 20).thumbnail(of: input, maxPixelSize: 256)
-            Issue.record("a \(cost >> 20) MiB job ran within a 256 MiB budget")
-        } catch let error as MagickIOError {
-            #expect(error.kind == .limitExceeded)
-            #expect(error.limit == MagickIOError.Limit(name: "memoryBudget", requested: cost, limit: 256 << 20), "\(error)")
+        let folder = try TemporaryDirectory("budget-not-clamped")
+        func run(budget: Int) throws -> Line {
+            let run = try runChild(try builtProduct("thumbnail"),
+                                   [input.path, "--memory-budget", "\(budget)", "--json", "--output", folder.url.path, "--time-limit", "0"],
+                                   timeout: .seconds(600))
+            return try JSONDecoder().decode(Line.self, from: Data(try #require(run.stdoutText.split(separator: "\n").first).utf8))
         }
+        let admitted = try run(budget: 1024)
+        #expect(admitted.error == nil && admitted.width == 256 && admitted.height == 256, "\(admitted)")
+        let refused = try run(budget: 256)
+        #expect(refused.error?["kind"] == "limitExceeded", "\(refused)")
+        #expect(refused.error?["message"]?.contains("memoryBudget") == true, "\(refused)")
     }
 
     @Test("running out of ImageMagick's pixel cache is limitExceeded, never corruptImage",

@@ -112,7 +112,7 @@ extension ImageSource {
                 try wand.place(rgba: frame, width: size.width, height: size.height, alpha: frames[0].hasAlpha)
             }
             try wand.describe(format: format, resolution: nil)
-            try wand.normalizeForThumbnail(options)
+            try Self.normalize(wand, options)
             var image = Image(wand: wand.clone(), orientation: .up, warnings: warnings, decoder: decoderName, animation: animation)
             // Every frame cut at the same window: the gravity's (a per-animation attention or
             // entropy window is not scored; see <doc:AnimatedThumbnails>).

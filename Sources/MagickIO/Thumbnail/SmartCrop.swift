@@ -28,7 +28,7 @@ extension Wand {
             let pixels = SmartCrop.Pixels(rgba: rgba, width: picture.width, height: picture.height)
             window = crop == .entropy ? SmartCrop.entropyWindow(window, in: pixels) : SmartCrop.attentionWindow(window, in: pixels)
         }
-        try self.crop(window)
+        try self.crop(ImageRect(x: window.x, y: window.y, width: window.width, height: window.height))
         return geometry.sourceRect(of: window, in: picture)
     }
 }

@@ -116,7 +116,7 @@ extension ImageSource {
         let cropRect = try wand.cropThumbnail(picture.geometry, options.crop)
 
         // 7. Normalise: sRGB, 8 bits per channel, metadata as the options say.
-        try wand.normalizeForThumbnail(options)
+        try normalize(wand, options)
         var image = Image(wand: wand.clone(), orientation: .up, warnings: picture.warnings.map(\.message), decoder: picture.decoder)
         image.cropRect = cropRect
         return image
@@ -199,3 +199,18 @@ struct ThumbnailGeometry: Sendable {
     }
 }
 
+extension ImageSource {
+    /// The build's last step: sRGB (unless the profile is kept), 8 bits per channel, metadata as
+    /// `options` say.
+    static func normalize(_ wand: Wand, _ options: ThumbnailOptions) throws(MagickIOError) {
+        let embeddedProfile = wand.profile("icc")
+        if options.colorProfile == .convertToSRGB {
+            try wand.convertToSRGB()
+        }
+        try wand.apply(options.metadata)
+        if options.colorProfile == .keep, options.metadata == .stripAll, let embeddedProfile {
+            try wand.setProfile("icc", embeddedProfile)
+        }
+        try wand.setDepth(8)
+    }
+}

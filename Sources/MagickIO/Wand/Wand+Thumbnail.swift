@@ -14,7 +14,7 @@ extension Wand {
     }
 
     /// Crops the current image to `crop` (`MagickCropImage`), leaving no page offset behind.
-    func crop(_ crop: ThumbnailGeometry.Crop) throws(MagickIOError) {
+    func crop(_ crop: ImageRect) throws(MagickIOError) {
         // Flips and turns leave a page offset behind, which a crop would add to its own.
         try check(MagickResetImagePage(pointer, "0x0+0+0"), fallback: .corruptImage)
         try check(MagickCropImage(pointer, crop.width, crop.height, crop.x, crop.y), fallback: .corruptImage)
@@ -23,30 +23,27 @@ extension Wand {
 }
 
 extension Wand {
-    /// sRGB (unless the profile is kept), 8 bits per channel, metadata as `options` say.
-    func normalizeForThumbnail(_ options: ThumbnailOptions) throws(MagickIOError) {
-        let embeddedProfile = profile("icc")
-        if options.colorProfile == .convertToSRGB {
-            if let embeddedProfile, embeddedProfile != sRGBProfile {
-                // Little CMS converts from the embedded profile to sRGB and the image takes the
-                // sRGB profile in its place. A profile that cannot describe these pixels (an RGB
-                // profile on a greyscale JPEG, a truncated one) is ignored, as viewers do: the
-                // pixels are taken in their colour space's usual meaning.
-                let status = sRGBProfile.withUnsafeBytes { MagickProfileImage(pointer, "icc", $0.baseAddress, $0.count) }
-                if status == MagickFalse {
-                    takeException()  // handled here: the fallback below
-                    removeProfile("icc")
-                }
-            }
-            let colorspace = MagickGetImageColorspace(pointer)
-            if colorspace != sRGBColorspace, colorspace != GRAYColorspace {
-                try check(MagickTransformImageColorspace(pointer, sRGBColorspace), fallback: .corruptImage)
+    /// Converts the current image to sRGB: through its embedded ICC profile with Little CMS
+    /// (`MagickProfileImage`; the image takes the sRGB profile in its place), then any other
+    /// colour space but grey by `MagickTransformImageColorspace`. A profile that cannot describe
+    /// these pixels (an RGB profile on a greyscale JPEG, a truncated one) is ignored, as viewers do:
+    /// the pixels are taken in their colour space's usual meaning.
+    func convertToSRGB() throws(MagickIOError) {
+        if let embeddedProfile = profile("icc"), embeddedProfile != sRGBProfile {
+            let status = sRGBProfile.withUnsafeBytes { MagickProfileImage(pointer, "icc", $0.baseAddress, $0.count) }
+            if status == MagickFalse {
+                takeException()  // handled here: the fallback below
+                removeProfile("icc")
             }
         }
-        try apply(options.metadata)
-        if options.colorProfile == .keep, options.metadata == .stripAll, let embeddedProfile {
-            try setProfile("icc", embeddedProfile)
+        let colorspace = MagickGetImageColorspace(pointer)
+        if colorspace != sRGBColorspace, colorspace != GRAYColorspace {
+            try check(MagickTransformImageColorspace(pointer, sRGBColorspace), fallback: .corruptImage)
         }
-        try check(MagickSetImageDepth(pointer, 8), fallback: .corruptImage)
+    }
+
+    /// Sets the current image's depth (`MagickSetImageDepth`): 8 bits per channel for a thumbnail.
+    func setDepth(_ bits: Int) throws(MagickIOError) {
+        try check(MagickSetImageDepth(pointer, bits), fallback: .corruptImage)
     }
 }
