@@ -208,18 +208,3 @@ struct ImageHeader: Sendable, Hashable {
 func u32be(_ array: [UInt8], _ i: Int) -> Int {
     Int(array[i]) << 24 | Int(array[i + 1]) << 16 | Int(array[i + 2]) << 8 | Int(array[i + 3])
 }
-
-extension Int {
-    /// The product, or `Int.max` when it would overflow: header fields are attacker-controlled,
-    /// and a claimed 4294967295 x 4294967295 image must be refused, not trap.
-    func saturatingTimes(_ other: Int) -> Int {
-        let (product, overflow) = multipliedReportingOverflow(by: other)
-        return overflow ? .max : product
-    }
-
-    /// The sum, or `Int.max` when it would overflow.
-    func saturatingPlus(_ other: Int) -> Int {
-        let (sum, overflow) = addingReportingOverflow(other)
-        return overflow ? .max : sum
-    }
-}
