@@ -2,8 +2,10 @@
 /// enough to estimate a decode's cost and refuse a decompression bomb. (Every frame's properties
 /// come from ``FrameProperties``.)
 ///
-/// Parsed for JPEG (SOF segment, EXIF orientation), PNG (IHDR), GIF (logical screen), WebP
-/// (VP8/VP8L/VP8X) and HEIC/AVIF (the largest `ispe`); other formats rely on ImageMagick's ping.
+/// Parsed for JPEG (SOF segment, EXIF orientation), PNG (IHDR and the chunk headers), GIF
+/// (logical screen), WebP (VP8/VP8L/VP8X), TIFF (``TIFFHeader``, each page's ``TIFFLayout``) and
+/// HEIC/AVIF (the primary item's `ispe`, else the largest). BMP, and a format a user allows beyond
+/// the default eight, have none: their cost needs only the frame's size (``DecodeEstimate``).
 struct ImageHeader: Sendable, Hashable {
     var width: Int
     var height: Int
@@ -41,8 +43,8 @@ struct ImageHeader: Sendable, Hashable {
     /// Why the structure is unsafe to hand to ImageMagick at all, if it is.
     var corrupt: String?
 
-    /// The header of `bytes`, or nil when it cannot be parsed (ImageMagick's ping then decides,
-    /// and the cost model assumes the costliest case for the format).
+    /// The header of `bytes`; nil when the format has none here, or when it cannot be parsed (the
+    /// cost model then assumes the costliest case for the format).
     static func parse(_ bytes: SourceBytes, format: ImageFormat) -> ImageHeader? {
         var reader = ByteReader(bytes)
         let header: ImageHeader?
