@@ -32,7 +32,7 @@ struct ErrorTests {
         }
     }
 
-    @Test("a truncated JPEG is corruptImage with ImageMagick's reason, though its header pings")
+    @Test("a truncated JPEG is corruptImage with ImageMagick's reason, though its header opens")
     func truncatedJPEG() throws {
         let source = try Fixture.source("truncated.jpg")
         #expect(source.format == .jpeg)

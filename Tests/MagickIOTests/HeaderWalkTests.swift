@@ -183,7 +183,7 @@ struct HeaderWalkTests {
         // Two meta boxes: libheif may read either (the last one before a box it cannot read).
         let twice = try Fixture.data("heic-grid.heic")
         let meta = try #require(twice.range(of: Data("meta".utf8)))
-        let metaBox = twice[(meta.lowerBound - 4)...].prefix(Int(twice[meta.lowerBound - 2]) << 8 | Int(twice[meta.lowerBound - 1]))
+        let metaBox = twice[(meta.lowerBound - 4)...].prefix(twice.u16be(at: meta.lowerBound - 2))
         var twiceReader = ByteReader(.memory(twice + metaBox))
         #expect(HEIFItems.read(&twiceReader).inspect(decoding: 2, &twiceReader).problem == "the HEIF file has 2 meta boxes")
         let thrown = #expect(throws: MagickIOError.self) { _ = try ImageSource(data: twice + metaBox) }

@@ -40,7 +40,7 @@ struct IncrementalImageSourceTests {
     /// The offset just past a JPEG's first SOF segment, by the library's JPEG walker.
     static func jpegFrameHeaderEnd(_ bytes: [UInt8]) -> Int? {
         guard let sof = jpegFrameHeader(bytes) else { return nil }
-        return sof + 2 + (Int(bytes[sof + 2]) << 8 | Int(bytes[sof + 3]))
+        return sof + 2 + bytes.u16be(at: sof + 2)
     }
 
     /// The offset of a JPEG's first SOF marker, by the library's JPEG walker.
@@ -180,7 +180,7 @@ struct IncrementalImageSourceTests {
         let point = switch name {
         case "animated.gif": try #require(Self.gifFrameEnds(bytes).first)
         case "orient-6.tif": Self.tiffFirstDirectoryEnd(bytes)
-        default: bytes[4..<8].reversed().reduce(0) { $0 << 8 | Int($1) } + 8  // RIFF size
+        default: bytes.u32le(at: 4) + 8  // RIFF size
         }
         #expect(point <= data.count)
         let whole = try ImageSource(data: data)

@@ -189,7 +189,7 @@ private extension Data {
         var i = 2  // after SOI
         while i + 4 <= bytes.count, bytes[i] == 0xFF, bytes[i + 1] != 0xDA {
             markers.append(bytes[i + 1])
-            i += 2 + (Int(bytes[i + 2]) << 8 | Int(bytes[i + 3]))
+            i += 2 + bytes.u16be(at: i + 2)
         }
         return markers
     }

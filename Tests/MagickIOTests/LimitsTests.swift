@@ -4,18 +4,18 @@ import Testing
 
 @Suite("Limits")
 struct LimitsTests {
-    @Test("the Swift header parse agrees with ImageMagick's ping", arguments: [
+    @Test("the Swift header parse agrees with the frame walkers' properties", arguments: [
         "photo.jpg", "orient-6.jpg", "cmyk.jpg", "quadrants.png", "alpha.png", "animated.gif", "quadrants.webp",
     ])
-    func headerMatchesPing(name: String) throws {
+    func headerMatchesProperties(name: String) throws {
         let source = try Fixture.source(name)
         let header = try #require(source.header)
-        let ping = try source.properties(at: 0)
-        #expect(header.width == ping.pixelWidth)
-        #expect(header.height == ping.pixelHeight)
-        #expect(header.hasAlpha == ping.hasAlpha)
+        let properties = try source.properties(at: 0)
+        #expect(header.width == properties.pixelWidth)
+        #expect(header.height == properties.pixelHeight)
+        #expect(header.hasAlpha == properties.hasAlpha)
         if source.format == .jpeg {
-            #expect((header.orientation ?? .up) == ping.orientation)
+            #expect((header.orientation ?? .up) == properties.orientation)
             #expect(!header.isProgressive)
         }
     }

@@ -46,8 +46,7 @@ struct TIFFCostTests {
     func unreadableLayoutIsCostliest() throws {
         var bytes = [UInt8](try Data(contentsOf: CostFixtures.tiff("rgba16-planar", width: 64, height: 48)))
         // BitsPerSample's four values lie out of line: point them past the end of the file.
-        let ifd = Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24
-        let count = Int(bytes[ifd]) | Int(bytes[ifd + 1]) << 8
+        let ifd = bytes.u32le(at: 4), count = bytes.u16le(at: ifd)
         let entry = try #require((0..<count).map { ifd + 2 + 12 * $0 }.first { bytes[$0] == 0x02 && bytes[$0 + 1] == 0x01 })
         bytes.replaceSubrange((entry + 8)..<(entry + 12), with: [0xF0, 0xFF, 0xFF, 0x0F])
         let pages = TIFFLayout.pages(in: .memory(Data(bytes)))

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The rows of a picture from one of MagickIO's own decoders (``JPEGRows``, ``PNGRows``,
-/// ``WebPRows``, ``HEIFRows``), top to bottom, as floats 0...1, RGB or RGBA with straight alpha: what a thumbnail streams into
+/// ``WebPRows``, ``TIFFRows``, ``HEIFRows``), top to bottom, as floats 0...1, RGB or RGBA with straight alpha: what a thumbnail streams into
 /// ``Resampler`` without the whole image ever being held.
 protocol RowSource: AnyObject {
     /// The size the rows come at (a JPEG's after its DCT scale).

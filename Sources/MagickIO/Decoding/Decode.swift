@@ -18,7 +18,7 @@ extension ImageSource {
         return estimate
     }
 
-    /// The size frame `index` is stored at: an animation frame's from the ping (its canvas), a
+    /// The size frame `index` is stored at: an animation frame's from its walker (its canvas), a
     /// TIFF page's from its own directory, anything else's from the header.
     private func storedSize(frame index: Int) -> (width: Int, height: Int) {
         let frame = frames[index]
@@ -96,7 +96,7 @@ extension ImageSource {
     }
 
     /// Reads frame `index` into this thread's wand, after ``checkLimits`` and the metadata limits
-    /// (``decoderInput(keeping:)``: the whole file's metadata kept), and runs `body` on it with the
+    /// (``decoderInput(keeping:forLibjpeg:)``: the whole file's metadata kept), and runs `body` on it with the
     /// decoder's warnings (the wand holds that frame only, and is cleared afterwards). The read and
     /// whatever `body` does stop at the next row once `interrupt` (or the source's time limit) says
     /// so, and then throw. This is ``image(at:)``'s decode; a thumbnail's goes through its pipeline

@@ -14,7 +14,7 @@ enum JPEGScale {
     /// ImageMagick turns the hint into libjpeg's `scale_denom` d (the smaller axis ratio,
     /// truncated), and libjpeg-turbo then decodes at k/8 with k = ⌈8/d⌉: so 1/8, 1/4, 3/8 and 1/2
     /// are reachable. The hint is built from the denominator wanted, 8, 4 or 2 (the scales
-    /// ``numerator(width:height:target:)`` takes, so that both paths decode alike).
+    /// ``numerator(width:height:target:within:)`` takes, so that both paths decode alike).
     ///
     /// 3/8 stands in for 1/2 when the picture at 1/2 would be over `bounds` (the process's width
     /// and height limits, which a decode must keep within) and at 3/8 it would not: slower, but

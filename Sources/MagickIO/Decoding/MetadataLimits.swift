@@ -38,9 +38,9 @@ extension ImageSource {
     /// `forLibjpeg`: the bytes go to MagickIO's own JPEG rows (``JPEGRows``), and the census
     /// stops at the first scan header. Past it, libjpeg steps over every APPn and COM segment by
     /// its length, keeping none (``JPEGRows`` stops saving ICC segments once the header is read),
-    /// and ImageMagick sees nothing: its ping of these bytes (the own path's header warnings)
-    /// returns at the first scan. Walking a 24 MP file's entropy-coded data for markers took 2 ms
-    /// of a 90 ms thumbnail. ImageMagick's decode, the own path's fallback, takes its own whole
+    /// and ImageMagick sees nothing of the file (the own path's header warnings check only the
+    /// XMP packet, read from the segments before the frame header: ``Wand/profileCheck(_:_:filename:)``).
+    /// Walking a 24 MP file's entropy-coded data for markers took 2 ms of a 90 ms thumbnail. ImageMagick's decode, the own path's fallback, takes its own whole
     /// census (``ThumbnailFill/admit(_:pictureInput:)``).
     func decoderInput(keeping use: MetadataUse, forLibjpeg: Bool = false) throws(MagickIOError) -> DecoderInput {
         let census = MetadataCensus.take(bytes, format: format, cap: decodingOptions.maxMetadataBytes,

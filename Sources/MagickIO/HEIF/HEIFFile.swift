@@ -148,7 +148,7 @@ final class HEIFFile {
         guard size > 8, size <= 1 << 24 else { return nil }
         var block = [UInt8](repeating: 0, count: size)
         guard heif.image_handle_get_metadata(handle, id, &block).code == heif_error_Ok else { return nil }
-        let offset = block[0..<4].reduce(0) { $0 << 8 | Int($1) }
+        let offset = block.u32be(at: 0)
         let start = 4 + offset
         guard offset <= size - 12 else { return nil }
         let tiff = block[start...]

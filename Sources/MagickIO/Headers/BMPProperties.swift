@@ -12,9 +12,9 @@ enum BMPProperties {
         if size == 12 {
             // OS/2 1.x: 16-bit sizes.
             guard let info = reader.bytes(at: 18, 8) else { throw MagickIOError(.corruptImage, "the BMP ends inside its info header") }
-            width = Int(info[0]) | Int(info[1]) << 8
-            height = Int(info[2]) | Int(info[3]) << 8
-            bits = Int(info[6]) | Int(info[7]) << 8
+            width = info.u16le(at: 0)
+            height = info.u16le(at: 2)
+            bits = info.u16le(at: 6)
         } else {
             // OS/2 2.x headers may stop after any field from the bit count on (bmpsuite's
             // pal8os2v2-16 has 16 bytes); ImageMagick reads the Windows fields all the same, from
@@ -22,12 +22,10 @@ enum BMPProperties {
             guard size >= 16, let info = reader.bytes(at: 18, 36) else {
                 throw MagickIOError(.corruptImage, "the BMP's info header is too short or cut short")
             }
-            func le32(_ i: Int) -> Int32 {
-                Int32(bitPattern: UInt32(info[i]) | UInt32(info[i + 1]) << 8 | UInt32(info[i + 2]) << 16 | UInt32(info[i + 3]) << 24)
-            }
+            func le32(_ i: Int) -> Int32 { Int32(truncatingIfNeeded: info.u32le(at: i)) }
             width = Int(le32(0))
             height = abs(Int(le32(4)))
-            bits = Int(info[10]) | Int(info[11]) << 8
+            bits = info.u16le(at: 10)
             compression = Int(le32(12))
             density.x = Double(le32(20)) / 100
             density.y = Double(le32(24)) / 100
@@ -48,14 +46,13 @@ enum BMPProperties {
     static func pixelsAreWhole(_ bytes: SourceBytes) -> Bool {
         var reader = ByteReader(bytes)
         guard let offset = reader.u32le(at: 10), let size = reader.u32le(at: 14) else { return false }
-        func u16le(_ at: Int) -> Int? { reader.bytes(at: at, 2).map { Int($0[0]) | Int($0[1]) << 8 } }
         let width: Int, height: Int, bits: Int
         if size == 12 {
-            guard let w = u16le(18), let h = u16le(20), let b = u16le(24) else { return false }
+            guard let w = reader.u16le(at: 18), let h = reader.u16le(at: 20), let b = reader.u16le(at: 24) else { return false }
             (width, height, bits) = (w, h, b)
         } else {
             let windows = [40, 52, 56, 108, 124].contains(size)
-            guard size >= 16, let w = reader.u32le(at: 18), let h = reader.u32le(at: 22), let b = u16le(28),
+            guard size >= 16, let w = reader.u32le(at: 18), let h = reader.u32le(at: 22), let b = reader.u16le(at: 28),
                   let compression = reader.u32le(at: 30),
                   compression == 0 || (windows && (compression == 3 || compression == 6)) else { return false }
             (width, height, bits) = (Int(Int32(truncatingIfNeeded: w)), abs(Int(Int32(truncatingIfNeeded: h))), b)

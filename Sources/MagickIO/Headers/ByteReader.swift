@@ -55,10 +55,14 @@ struct ByteReader {
         return high << 16 | low
     }
 
+    /// A little-endian 16-bit value at `offset`.
+    mutating func u16le(at offset: Int) -> Int? {
+        bytes(at: offset, 2)?.u16le(at: 0)
+    }
+
     /// A little-endian 32-bit value at `offset`.
     mutating func u32le(at offset: Int) -> Int? {
-        guard let bytes = bytes(at: offset, 4) else { return nil }
-        return Int(bytes[0]) | Int(bytes[1]) << 8 | Int(bytes[2]) << 16 | Int(bytes[3]) << 24
+        bytes(at: offset, 4)?.u32le(at: 0)
     }
 
     /// The offset of the first `byte` at or after `offset`, or nil when the source ends first: a
@@ -82,4 +86,29 @@ struct ByteReader {
         }
         return nil
     }
+}
+
+// MARK: - Bytes already read
+
+extension RandomAccessCollection where Element == UInt8, Index == Int {
+    /// The 16-bit value `offset` bytes from the start (a slice's too), in the byte order given;
+    /// the caller has checked the bounds.
+    func u16(at offset: Int, littleEndian: Bool) -> Int {
+        let first = Int(self[startIndex + offset]), second = Int(self[startIndex + offset + 1])
+        return littleEndian ? first | second << 8 : first << 8 | second
+    }
+
+    /// The 32-bit value `offset` bytes from the start, in the byte order given.
+    func u32(at offset: Int, littleEndian: Bool) -> Int {
+        let first = u16(at: offset, littleEndian: littleEndian), second = u16(at: offset + 2, littleEndian: littleEndian)
+        return littleEndian ? first | second << 16 : first << 16 | second
+    }
+
+    func u16be(at offset: Int) -> Int { u16(at: offset, littleEndian: false) }
+    func u32be(at offset: Int) -> Int { u32(at: offset, littleEndian: false) }
+    func u16le(at offset: Int) -> Int { u16(at: offset, littleEndian: true) }
+    func u32le(at offset: Int) -> Int { u32(at: offset, littleEndian: true) }
+
+    /// A little-endian 24-bit value (WebP's canvas and frame sizes, a ThumbHash's header).
+    func u24le(at offset: Int) -> Int { u16le(at: offset) | Int(self[startIndex + offset + 2]) << 16 }
 }

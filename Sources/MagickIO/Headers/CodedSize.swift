@@ -10,11 +10,11 @@ enum CodedSize {
         var at = 23, sizes: [(width: Int, height: Int)] = []
         for _ in 0..<Int(config[22]) {
             guard at + 3 <= config.count else { return nil }
-            let count = Int(config[at + 1]) << 8 | Int(config[at + 2])
+            let count = config.u16be(at: at + 1)
             at += 3
             for _ in 0..<count {
                 guard at + 2 <= config.count else { return nil }
-                let length = Int(config[at]) << 8 | Int(config[at + 1])
+                let length = config.u16be(at: at)
                 at += 2
                 guard at + length <= config.count else { return nil }
                 // libde265 takes a unit by its own header, whatever array it is listed in.

@@ -58,16 +58,9 @@ enum EXIFProperties {
 
         private var length: Int { exif.count }
 
-        private func u16(_ at: Int) -> Int {
-            let a = Int(exif[exif.startIndex + at]), b = Int(exif[exif.startIndex + at + 1])
-            return littleEndian ? a | b << 8 : a << 8 | b
-        }
+        private func u16(_ at: Int) -> Int { exif.u16(at: at, littleEndian: littleEndian) }
 
-        private func u32(_ at: Int) -> UInt32 {
-            let bytes = (0..<4).map { UInt32(exif[exif.startIndex + at + $0]) }
-            return littleEndian ? bytes[0] | bytes[1] << 8 | bytes[2] << 16 | bytes[3] << 24
-                : bytes[0] << 24 | bytes[1] << 16 | bytes[2] << 8 | bytes[3]
-        }
+        private func u32(_ at: Int) -> UInt32 { UInt32(exif.u32(at: at, littleEndian: littleEndian)) }
 
         private func s32(_ at: Int) -> Int { Int(Int32(bitPattern: u32(at))) }
 
@@ -76,7 +69,7 @@ enum EXIFProperties {
 
         mutating func run() {
             guard length >= 16 else { return }
-            let id = Int(exif[exif.startIndex]) | Int(exif[exif.startIndex + 1]) << 8
+            let id = exif.u16le(at: 0)
             guard id == 0x4949 || id == 0x4D4D else { return }
             littleEndian = id == 0x4949
             guard u16(2) == 0x2A else { return }

@@ -59,9 +59,8 @@ enum FrameProperties {
         properties.exif = exif.isEmpty ? [:] : EXIFProperties.dictionary(exif)
         properties.orientation = EXIFProperties.orientation(properties.exif) ?? .up
         var density = Density()
-        if let jfif, Int(jfif[8]) << 8 | Int(jfif[9]) != 1, Int(jfif[10]) << 8 | Int(jfif[11]) != 1 {
-            density = Density(x: Double(Int(jfif[8]) << 8 | Int(jfif[9])), y: Double(Int(jfif[10]) << 8 | Int(jfif[11])),
-                              unit: Int(jfif[7]))
+        if let jfif, jfif.u16be(at: 8) != 1, jfif.u16be(at: 10) != 1 {
+            density = Density(x: Double(jfif.u16be(at: 8)), y: Double(jfif.u16be(at: 10)), unit: Int(jfif[7]))
         }
         density.apply(exif: properties.exif)
         properties.resolution = density.resolution

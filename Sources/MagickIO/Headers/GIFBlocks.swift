@@ -47,7 +47,7 @@ struct GIFBlocks {
             guard let head = reader.bytes(at: 6, 7) else { return }
             globalColours = 1 << (Int(head[4] & 7) + 1)
             offset = 13 + (head[4] & 0x80 != 0 ? 3 * globalColours : 0)
-            screen = (Int(head[0]) | Int(head[1]) << 8, Int(head[2]) | Int(head[3]) << 8)
+            screen = (head.u16le(at: 0), head.u16le(at: 2))
         }
         while corrupt == nil, !ended, !capped {
             if inside != .nothing {
@@ -82,8 +82,8 @@ struct GIFBlocks {
                 let colours = flags & 0x80 == 0 ? globalColours : 1 << (Int(flags & 7) + 1)
                 let table = flags & 0x80 == 0 ? 0 : 3 * colours
                 guard reader.u8(at: offset + 10 + table) != nil else { return }
-                func le16(_ i: Int) -> Int { Int(descriptor[i]) | Int(descriptor[i + 1]) << 8 }
-                let frame = Frame(x: le16(0), y: le16(2), width: le16(4), height: le16(6),
+                let frame = Frame(x: descriptor.u16le(at: 0), y: descriptor.u16le(at: 2),
+                                  width: descriptor.u16le(at: 4), height: descriptor.u16le(at: 6),
                                   hasAlpha: transparent.map { $0 <= colours } ?? false, descriptor: offset)
                 guard frame.width > 0, frame.height > 0 else {
                     corrupt = "GIF frame \(frames.count) has no pixels (\(frame.width)x\(frame.height))"

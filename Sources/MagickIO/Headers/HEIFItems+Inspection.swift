@@ -132,7 +132,7 @@ extension HEIFItems {
         while at < total {
             units -= 1
             guard units >= 0, let prefix = data(of: item, from: at, min(5, total - at), &reader), prefix.count == 5 else { return nil }
-            let length = prefix.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+            let length = prefix.u32be(at: 0)
             if prefix[4] >> 1 & 0x3F == 33 {
                 guard let nal = data(of: item, from: at + 4, min(length, 1024), &reader),
                       let size = CodedSize.hevcSequenceParameterSet(nal) else { return nil }

@@ -106,7 +106,8 @@ struct HEIFItems {
         guard let version = reader.u8(at: body.lowerBound) else { return }
         let countSize = version == 0 ? 2 : 4
         guard body.count >= 4 + countSize,
-              let count = reader.bytes(at: body.lowerBound + 4, countSize)?.reduce(0, { $0 << 8 | Int($1) }), count > 0 else { return }
+              let count = version == 0 ? reader.u16be(at: body.lowerBound + 4) : reader.u32be(at: body.lowerBound + 4),
+              count > 0 else { return }
         ISOBMFFBoxes.walk(&reader, in: (body.lowerBound + 4 + countSize)..<body.upperBound) { reader, box in
             guard box.type == "infe", items.count < Self.maxItems,
                   var fields = reader.bytes(at: box.body.lowerBound, min(box.body.count, 14)).map(HEIFFields.init),
@@ -208,7 +209,7 @@ struct HEIFItems {
     /// The size an `ispe` property gives (a full box: version and flags, then width and height).
     static func extent(_ ispe: Property, _ reader: inout ByteReader) -> (width: Int, height: Int)? {
         guard ispe.type == "ispe", ispe.body.count >= 12, let size = reader.bytes(at: ispe.body.lowerBound + 4, 8) else { return nil }
-        return (u32be(size, 0), u32be(size, 4))
+        return (size.u32be(at: 0), size.u32be(at: 4))
     }
 
     /// The items `from` refers to with references of `type`.

@@ -48,7 +48,7 @@ extension HEIFItems {
     /// beyond them, both clamped to the picture.
     static func cleanAperture(_ fields: [UInt8], of size: ImageSize) -> ImageSize? {
         func fraction(_ index: Int, signed: Bool) -> Double? {
-            let numerator = u32be(fields, index * 8), denominator = u32be(fields, index * 8 + 4)
+            let numerator = fields.u32be(at: index * 8), denominator = fields.u32be(at: index * 8 + 4)
             guard denominator != 0 else { return nil }
             return Double(signed ? Int(Int32(truncatingIfNeeded: numerator)) : numerator) / Double(denominator)
         }

@@ -2,8 +2,10 @@
 /// enough to estimate a decode's cost and refuse a decompression bomb. (Every frame's properties
 /// come from ``FrameProperties``.)
 ///
-/// Parsed for JPEG (SOF segment, EXIF orientation), PNG (IHDR), GIF (logical screen), WebP
-/// (VP8/VP8L/VP8X) and HEIC/AVIF (the largest `ispe`); other formats rely on ImageMagick's ping.
+/// Parsed for JPEG (SOF segment, EXIF orientation), PNG (IHDR and the chunk headers), GIF
+/// (logical screen), WebP (VP8/VP8L/VP8X), TIFF (``TIFFHeader``, each page's ``TIFFLayout``) and
+/// HEIC/AVIF (the primary item's `ispe`, else the largest). BMP, and a format a user allows beyond
+/// the default eight, have none: their cost needs only the frame's size (``DecodeEstimate``).
 struct ImageHeader: Sendable, Hashable {
     var width: Int
     var height: Int
@@ -41,8 +43,8 @@ struct ImageHeader: Sendable, Hashable {
     /// Why the structure is unsafe to hand to ImageMagick at all, if it is.
     var corrupt: String?
 
-    /// The header of `bytes`, or nil when it cannot be parsed (ImageMagick's ping then decides,
-    /// and the cost model assumes the costliest case for the format).
+    /// The header of `bytes`; nil when the format has none here, or when it cannot be parsed (the
+    /// cost model then assumes the costliest case for the format).
     static func parse(_ bytes: SourceBytes, format: ImageFormat) -> ImageHeader? {
         var reader = ByteReader(bytes)
         let header: ImageHeader?
@@ -89,7 +91,7 @@ struct ImageHeader: Sendable, Hashable {
 
     private static func parsePNG(_ reader: inout ByteReader) -> ImageHeader? {
         guard let ihdr = reader.bytes(at: 8, 25), ihdr[4...7].elementsEqual("IHDR".utf8) else { return nil }
-        let width = u32be(ihdr, 8), height = u32be(ihdr, 12)
+        let width = ihdr.u32be(at: 8), height = ihdr.u32be(at: 12)
         let colourType = ihdr[17]
         let components = [0: 1, 2: 3, 3: 3, 4: 2, 6: 4][Int(colourType)] ?? 4
         var hasAlpha = colourType == 4 || colourType == 6
@@ -137,7 +139,7 @@ struct ImageHeader: Sendable, Hashable {
 
     private static func parseGIF(_ reader: inout ByteReader) -> ImageHeader? {
         guard let screen = reader.bytes(at: 6, 4) else { return nil }
-        return ImageHeader(width: Int(screen[0]) | Int(screen[1]) << 8, height: Int(screen[2]) | Int(screen[3]) << 8)
+        return ImageHeader(width: screen.u16le(at: 0), height: screen.u16le(at: 2))
     }
 
     private static func parseWebP(_ reader: inout ByteReader) -> ImageHeader? {
@@ -157,20 +159,18 @@ struct ImageHeader: Sendable, Hashable {
     private static func parseWebPBitstream(_ reader: inout ByteReader) -> ImageHeader? {
         guard let chunk = reader.bytes(at: 12, 18) else { return nil }
         let kind = String(decoding: chunk[0..<4], as: UTF8.self)
-        func u24(_ i: Int) -> Int { Int(chunk[i]) | Int(chunk[i + 1]) << 8 | Int(chunk[i + 2]) << 16 }
         switch kind {
         case "VP8X":
-            return ImageHeader(width: u24(12) + 1, height: u24(15) + 1, hasAlpha: chunk[8] & 0x10 != 0)
+            return ImageHeader(width: chunk.u24le(at: 12) + 1, height: chunk.u24le(at: 15) + 1, hasAlpha: chunk[8] & 0x10 != 0)
         case "VP8L":
             guard chunk[8] == 0x2F else { return nil }
-            let bits = Int(chunk[9]) | Int(chunk[10]) << 8 | Int(chunk[11]) << 16 | Int(chunk[12]) << 24
+            let bits = chunk.u32le(at: 9)
             return ImageHeader(width: (bits & 0x3FFF) + 1, height: ((bits >> 14) & 0x3FFF) + 1, hasAlpha: (bits >> 28) & 1 == 1,
                                isLossless: true)
         case "VP8 ":
             guard chunk[11] == 0x9D, chunk[12] == 0x01, chunk[13] == 0x2A else { return nil }
             return ImageHeader(
-                width: (Int(chunk[14]) | Int(chunk[15]) << 8) & 0x3FFF,
-                height: (Int(chunk[16]) | Int(chunk[17]) << 8) & 0x3FFF, isLossless: false)
+                width: chunk.u16le(at: 14) & 0x3FFF, height: chunk.u16le(at: 16) & 0x3FFF, isLossless: false)
         default:
             return nil
         }
@@ -201,25 +201,5 @@ struct ImageHeader: Sendable, Hashable {
             header?.codedPixels = inspection.largestPicture
         }
         return header
-    }
-}
-
-/// A big-endian 32-bit value in `array` at `i` (the caller has checked the bounds).
-func u32be(_ array: [UInt8], _ i: Int) -> Int {
-    Int(array[i]) << 24 | Int(array[i + 1]) << 16 | Int(array[i + 2]) << 8 | Int(array[i + 3])
-}
-
-extension Int {
-    /// The product, or `Int.max` when it would overflow: header fields are attacker-controlled,
-    /// and a claimed 4294967295 x 4294967295 image must be refused, not trap.
-    func saturatingTimes(_ other: Int) -> Int {
-        let (product, overflow) = multipliedReportingOverflow(by: other)
-        return overflow ? .max : product
-    }
-
-    /// The sum, or `Int.max` when it would overflow.
-    func saturatingPlus(_ other: Int) -> Int {
-        let (sum, overflow) = addingReportingOverflow(other)
-        return overflow ? .max : sum
     }
 }

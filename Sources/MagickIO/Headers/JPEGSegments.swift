@@ -160,8 +160,7 @@ enum JPEGSegments {
             sampling.append((horizontal: Int(factors >> 4), vertical: Int(factors & 0x0F)))
             ids.append(specs[component * 3])
         }
-        let width = Int(head[3]) << 8 | Int(head[4])
-        let height = Int(head[1]) << 8 | Int(head[2])
+        let width = head.u16be(at: 3), height = head.u16be(at: 1)
         return .success(Frame(code: code, precision: Int(head[0]), width: width, height: height, sampling: sampling,
                               componentIDs: ids, segmentStart: marker, segmentEnd: payload.upperBound))
     }

@@ -4,7 +4,7 @@ import Foundation
 /// once decompressed and its chunks or segments (``DecodingOptions/maxMetadataBytes`` and
 /// ``DecodingOptions/maxFrameCount`` hold them). A decoder that keeps metadata is refused past
 /// either; one that drops it reads the file without the chunks it does not need
-/// (``strippedCopy(_:)``), which is how a 1 MB PNG whose comment inflates to a gigabyte, or a
+/// (``strippedCopy(_:withoutICC:)``), which is how a 1 MB PNG whose comment inflates to a gigabyte, or a
 /// JPEG of 600,000 tiny APP15 segments that ImageMagick appends to one profile each in turn,
 /// still gets a thumbnail.
 ///

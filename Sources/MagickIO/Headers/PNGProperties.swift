@@ -12,7 +12,7 @@ enum PNGProperties {
             throw MagickIOError(.corruptImage, "the PNG does not start with an IHDR chunk")
         }
         let colourType = Int(ihdr[17])
-        var properties = ImageProperties(format: .png, width: u32be(ihdr, 8), height: u32be(ihdr, 12))
+        var properties = ImageProperties(format: .png, width: ihdr.u32be(at: 8), height: ihdr.u32be(at: 12))
         properties.bitDepth = max(Int(ihdr[16]), 8)
         var paletteEntries: Int?
         var transparency = false, linear = false, sRGB = false, sawImageData = false

@@ -38,7 +38,7 @@ struct TIFFDirectories {
         if skipsEXIFPrefix, reader.bytes(at: 0, 6) == Array("Exif\0\0".utf8) { base = 6 }
         guard let head = reader.bytes(at: base, 4), head[0] == head[1], head[0] == 0x49 || head[0] == 0x4D else { return nil }
         let little = head[0] == 0x49
-        let version = little ? Int(head[2]) | Int(head[3]) << 8 : Int(head[2]) << 8 | Int(head[3])
+        let version = head.u16(at: 2, littleEndian: little)
         guard version == 42 || version == 43 else { return nil }
         self.reader = reader
         self.base = base

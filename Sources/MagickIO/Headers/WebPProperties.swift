@@ -18,8 +18,7 @@ enum WebPProperties {
         RIFFChunks.walk(&reader) { reader, chunk in
             guard chunk.id == "ANMF" else { return true }
             guard let head = reader.bytes(at: chunk.data.lowerBound, 16), chunk.length >= 16 else { return false }
-            func u24(_ i: Int) -> Int { Int(head[i]) | Int(head[i + 1]) << 8 | Int(head[i + 2]) << 16 }
-            var frame = ImageProperties(format: .webp, width: u24(6) + 1, height: u24(9) + 1)
+            var frame = ImageProperties(format: .webp, width: head.u24le(at: 6) + 1, height: head.u24le(at: 9) + 1)
             frame.orientation = still.orientation
             var inner = chunk.data.lowerBound + 16
             while inner + 8 <= chunk.data.upperBound, let id = reader.bytes(at: inner, 4), let length = reader.u32le(at: inner + 4) {
@@ -27,7 +26,7 @@ enum WebPProperties {
                 if id == Array("VP8L".utf8), let bits = reader.u32le(at: inner + 9), (bits >> 28) & 1 == 1 { frame.hasAlpha = true }
                 inner = inner.saturatingPlus(8).saturatingPlus(length).saturatingPlus(length & 1)
             }
-            frame.place(onCanvas: (header.width, header.height), x: 2 * u24(0), y: 2 * u24(3))
+            frame.place(onCanvas: (header.width, header.height), x: 2 * head.u24le(at: 0), y: 2 * head.u24le(at: 3))
             frames.append(frame)
             return frames.count < maxFrames
         }

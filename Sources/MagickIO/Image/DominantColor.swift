@@ -64,14 +64,11 @@ extension Image {
             try storage.reading { (wand) throws(MagickIOError) in try wand.exportGrid(step: step, into: buffer) }
         }
         if read { return DominantColor.of(rgba: rgba, width: grid.width, height: grid.height) }
-        try storage.withCopy { (wand) throws(MagickIOError) in
+        let sampled = try storage.withCopy { (wand) throws(MagickIOError) in
             try wand.sample(toWidth: grid.width, height: grid.height)
-            let exported = rgba.withUnsafeMutableBytes { raw in
-                Result { () throws(MagickIOError) in try wand.exportPixels(.rgba8, width: grid.width, height: grid.height, into: raw) }
-            }
-            try exported.get()
+            return try wand.exportPixels(.rgba8, width: grid.width, height: grid.height)
         }
-        return DominantColor.of(rgba: rgba, width: grid.width, height: grid.height)
+        return DominantColor.of(rgba: sampled, width: grid.width, height: grid.height)
     }
 }
 

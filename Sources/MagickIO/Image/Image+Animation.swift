@@ -23,11 +23,7 @@ extension Image {
         let upright = try storage.withCopy { wand throws(MagickIOError) -> PixelBuffer in
             try wand.applyOrientation(orientation)
             let (width, height) = (wand.width, wand.height)
-            var rgba = [UInt8](repeating: 0, count: width * height * 4)
-            let exported = rgba.withUnsafeMutableBytes { raw in
-                Result { () throws(MagickIOError) in try wand.exportPixels(.rgba8, width: width, height: height, into: raw) }
-            }
-            try exported.get()
+            let rgba = try wand.exportPixels(.rgba8, width: width, height: height)
             return PixelBuffer(layout: .rgba8, width: width, height: height, bytesPerRow: width * 4, bytes: rgba)
         }
         return AnimationFrames(width: upright.width, height: upright.height, pixels: upright.bytes, delays: [.zero], loopCount: 1)

@@ -106,11 +106,7 @@ public struct Image: Sendable {
             return try storage.withCopy { wand throws(MagickIOError) in
                 try wand.applyOrientation(orientation)
                 let (width, height, hasAlpha) = (wand.width, wand.height, wand.hasAlpha)
-                var rgba = [UInt8](repeating: 0, count: width * height * 4)
-                let exported = rgba.withUnsafeMutableBytes { raw in
-                    Result { () throws(MagickIOError) in try wand.exportPixels(.rgba8, width: width, height: height, into: raw) }
-                }
-                try exported.get()
+                let rgba = try wand.exportPixels(.rgba8, width: width, height: height)
                 return try encoder.encode(rgba: rgba, width: width, height: height, hasAlpha: hasAlpha)
             }
         }
@@ -141,15 +137,10 @@ public struct Image: Sendable {
     ///
     /// Stands on `MagickExportImagePixels`.
     public func pixels(_ layout: PixelBuffer.Layout) throws -> PixelBuffer {
-        let bytesPerRow = width * layout.bytesPerPixel
-        var bytes = [UInt8](repeating: 0, count: bytesPerRow * height)
-        try storage.withCopy { wand throws(MagickIOError) in
-            let exported = bytes.withUnsafeMutableBytes { raw in
-                Result { () throws(MagickIOError) in try wand.exportPixels(layout, width: width, height: height, into: raw) }
-            }
-            try exported.get()
+        let bytes = try storage.withCopy { wand throws(MagickIOError) in
+            try wand.exportPixels(layout, width: width, height: height)
         }
-        return PixelBuffer(layout: layout, width: width, height: height, bytesPerRow: bytesPerRow, bytes: bytes)
+        return PixelBuffer(layout: layout, width: width, height: height, bytesPerRow: width * layout.bytesPerPixel, bytes: bytes)
     }
 
     /// The image's properties as decoded (metadata included), read once and kept.

@@ -66,7 +66,7 @@ public struct ThumbHash: Sendable, Hashable, CustomStringConvertible {
 
     /// The picture's average colour (alpha-weighted; `alpha` is the average opacity).
     public var averageColor: Color {
-        let header = Int(bytes[0]) | Int(bytes[1]) << 8 | Int(bytes[2]) << 16
+        let header = bytes.u24le(at: 0)
         let l = Double(header & 63) / 63
         let p = Double((header >> 6) & 63) / 31.5 - 1
         let q = Double((header >> 12) & 63) / 31.5 - 1

@@ -10,8 +10,7 @@ extension ThumbHash {
     /// ```
     public func rendered() -> PixelBuffer {
         let layout = Layout(bytes)!
-        let header24 = Int(bytes[0]) | Int(bytes[1]) << 8 | Int(bytes[2]) << 16
-        let header16 = Int(bytes[3]) | Int(bytes[4]) << 8
+        let header24 = bytes.u24le(at: 0), header16 = bytes.u16le(at: 3)
         let lDC = Double(header24 & 63) / 63
         let pDC = Double((header24 >> 6) & 63) / 31.5 - 1
         let qDC = Double((header24 >> 12) & 63) / 31.5 - 1

@@ -82,7 +82,7 @@ extension ImageFormat {
     private static func sniffISOBrand(_ bytes: Data) -> ImageFormat? {
         let box = [UInt8](bytes.prefix(64))
         guard box.count >= 12 else { return nil }
-        let size = min(Int(box[0]) << 24 | Int(box[1]) << 16 | Int(box[2]) << 8 | Int(box[3]), box.count)
+        let size = min(box.u32be(at: 0), box.count)
         var brands: [String] = []
         var offset = 8
         while offset + 4 <= max(size, 12) {

@@ -13,8 +13,8 @@ import Foundation
 ///
 /// The format comes from the content's signature, never from a file name, and the bytes are
 /// decoded only by that format's decoder: ImageMagick's coder, libheif for HEIC and AVIF, or, for
-/// a thumbnail, MagickIO's own row decoders (libjpeg-turbo, libpng, libwebp; see
-/// <doc:ThumbnailPipeline>). `ImageSource` is an immutable `Sendable` value:
+/// a thumbnail, MagickIO's own decoders (libjpeg-turbo, libpng, libwebp, libtiff; giflib and
+/// libwebp for animation frames; see <doc:ThumbnailPipeline>). `ImageSource` is an immutable `Sendable` value:
 /// any number of threads may use one at once, each operation works on wands of its own.
 public struct ImageSource: Sendable {
     /// The encoded bytes: in memory, or a file held open.

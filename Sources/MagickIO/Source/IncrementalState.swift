@@ -12,9 +12,9 @@ struct IncrementalState {
     var source: ImageSource?
     /// A GIF's blocks walked so far.
     var gif = GIFBlocks()
-    /// Whether the format's own header point (``HeaderPoint``) has been pinged already.
+    /// Whether what arrived has been opened at the format's own header point (``HeaderPoint``).
     var pingedAtHeaderPoint = false
-    /// The byte count from which the next scheduled ping may run.
+    /// The byte count from which the next scheduled open may run.
     var nextPing = 0
 
     mutating func append(_ chunk: Data, isFinal: Bool, options: DecodingOptions) {
@@ -69,7 +69,7 @@ struct IncrementalState {
         return gif.completeFrames > 0 ? .reached(completeGIFFrames()) : .notYet
     }
 
-    /// GIF frames as each completes, TIFF pages on the growth schedule; each ping at most when
+    /// GIF frames as each completes, TIFF pages on the growth schedule; each open at most when
     /// the data has grown by a quarter.
     private mutating func lookForMoreFrames(options: DecodingOptions) {
         guard format == .gif || format == .tiff, data.count >= nextPing else { return }
@@ -104,7 +104,8 @@ struct IncrementalState {
         nextPing = data.count + max(data.count / 4, 32)
     }
 
-    /// Pings `bytes`; a failure more data cannot cure ends the source, any other waits for more.
+    /// Opens `bytes` (``ImageSource/init(bytes:options:)``); a failure more data cannot cure ends
+    /// the source, any other waits for more.
     private mutating func ping(_ bytes: Data, options: DecodingOptions) {
         do throws(MagickIOError) {
             let opened = try ImageSource(bytes: .memory(bytes), options: options)
@@ -159,14 +160,14 @@ struct IncrementalState {
     }
 }
 
-/// The point in a file from which ImageMagick's ping of what has arrived answers as it will for
-/// the whole file, found by walking the format's structure.
+/// The point in a file from which opening what has arrived (``ImageSource/init(bytes:options:)``)
+/// answers as it will for the whole file, found by walking the format's structure.
 enum HeaderPoint {
-    /// Reached: the bytes to ping (the data, or a header-only image made from it).
+    /// Reached: the bytes to open (the data, or a header-only image made from it).
     case reached(Data)
-    /// Not there yet: a ping now could not succeed.
+    /// Not there yet: an open now could not succeed.
     case notYet
-    /// The format has no such point here, or the data does not follow its structure: the ping
+    /// The format has no such point here, or the data does not follow its structure: the growth
     /// schedule decides.
     case unknown
 
@@ -184,9 +185,9 @@ enum HeaderPoint {
         }
     }
 
-    /// At the end of the first SOF segment. libjpeg's `jpeg_read_header` returns only at a scan
-    /// header, so the ping gets the bytes up to the SOF, a scan header naming the frame's
-    /// components (no entropy-coded data) and EOI.
+    /// At the end of the first SOF segment. The open gets the bytes up to the SOF, a scan header
+    /// naming the frame's components (no entropy-coded data) and EOI: a header libjpeg's
+    /// `jpeg_read_header`, which returns only at a scan header, reads whole.
     private static func jpeg(_ data: Data) -> HeaderPoint {
         var reader = ByteReader(.memory(data))
         switch JPEGSegments.frame(in: &reader) {
@@ -220,7 +221,7 @@ enum HeaderPoint {
     }
 
     /// When the first directory (IFD0), its EXIF and GPS directories and every value they point
-    /// to are in: what libtiff's `TIFFReadDirectory` and ImageMagick's ping read. The ping gets
+    /// to are in: what libtiff's `TIFFReadDirectory` and ImageMagick's ping read. The open gets
     /// those bytes with IFD0's link to the next page cut, so that later pages still on their way
     /// do not fail it.
     private static func tiff(_ data: Data) -> HeaderPoint {

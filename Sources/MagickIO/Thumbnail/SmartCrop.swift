@@ -19,12 +19,7 @@ extension Wand {
             window = SmartCrop.centred(window, on: (x, y), in: picture)
         case .attention, .entropy:
             // A copy: the export may convert the colour space or add an alpha channel.
-            let copy = clone()
-            var rgba = [UInt8](repeating: 0, count: picture.width * picture.height * 4)
-            let exported = rgba.withUnsafeMutableBytes { raw in
-                Result { () throws(MagickIOError) in try copy.exportPixels(.rgba8, width: picture.width, height: picture.height, into: raw) }
-            }
-            try exported.get()
+            let rgba = try clone().exportPixels(.rgba8, width: picture.width, height: picture.height)
             let pixels = SmartCrop.Pixels(rgba: rgba, width: picture.width, height: picture.height)
             window = crop == .entropy ? SmartCrop.entropyWindow(window, in: pixels) : SmartCrop.attentionWindow(window, in: pixels)
         }

@@ -1,10 +1,10 @@
 // The own path: the thumbnail pipeline's fill by MagickIO's own row decoders where the file allows: a JPEG's rows
 // from libjpeg-turbo at the DCT scale the plan chooses, a plain PNG's from libpng, a still WebP's
-// from libwebp at the whole-factor shrink the plan chooses, or a HEIC's or AVIF's from libheif's
-// buffer flow straight into the resampler, and only the thumbnail-sized result is ever held in
-// ImageMagick's pixel cache. Everything else, and any file these decoders warn about, takes
-// ImageMagick's path (the fallback), which then applies the source's strictness and reports what
-// it finds.
+// from libwebp at the whole-factor shrink the plan chooses, a TIFF's first page's from libtiff, or
+// a HEIC's or AVIF's from libheif's buffer flow straight into the resampler, and only the
+// thumbnail-sized result is ever held in ImageMagick's pixel cache. Everything else, and any file
+// these decoders warn about, takes ImageMagick's path (the fallback), which then applies the
+// source's strictness and reports what it finds.
 
 /// How a thumbnail goes the own path: which decoder, at what size, at what cost.
 struct StreamPlan: Sendable {
@@ -205,7 +205,7 @@ extension ImageSource {
 }
 
 /// MagickIO's own decoders of a picture's rows, one case each: a new one is a case here, its
-/// arm in ``open(_:_:input:data:descriptor:size:interrupt:)`` and ``name``, and the header's
+/// arm in ``open(_:_:input:data:descriptor:size:interrupt:idleCore:)`` and ``name``, and the header's
 /// test in ``ImageSource/streamPlan(_:at:options:)``.
 enum RowDecoder: Sendable, Hashable {
     case jpeg, png, webp, tiff, heif

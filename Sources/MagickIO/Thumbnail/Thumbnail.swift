@@ -12,8 +12,8 @@ extension ImageSource {
     ///    target on each axis (aspect-aware, axes swapped for EXIF 5-8);
     /// 3. a Lanczos-3 resize to the exact size: MagickIO's own streaming resampler for RGB images
     ///    (the same filter as Pillow's and libvips'), `MagickResizeImage` for the rest. A JPEG,
-    ///    plain PNG, still WebP, HEIC or AVIF streams its rows from libjpeg-turbo, libpng, libwebp
-    ///    (shrunk as it decodes) or libheif into the resampler, never holding the image in ImageMagick's pixel cache (libheif holds a HEIF's
+    ///    plain PNG, still WebP, TIFF, HEIC or AVIF streams its rows from libjpeg-turbo, libpng, libwebp
+    ///    (shrunk as it decodes), libtiff or libheif into the resampler, never holding the image in ImageMagick's pixel cache (libheif holds a HEIF's
     ///    decoded picture); ImageMagick's coders decode everything else;
     /// 4. the orientation applied to the small image;
     /// 5. sRGB (an embedded ICC profile applied through Little CMS, CMYK included), 8 bits per

@@ -1,10 +1,10 @@
 internal import CMagickWand
 
 extension Wand {
-    /// Exports the current image's pixels, 8 bits per channel, in `layout`, into `buffer`
+    /// The current image's pixels, 8 bits per channel, in `layout`, rows packed
     /// (`MagickExportImagePixels`); an image in another colour space (CMYK, YCbCr) is converted to
     /// sRGB first (the image is changed: call on a copy).
-    func exportPixels(_ layout: PixelBuffer.Layout, width: Int, height: Int, into buffer: UnsafeMutableRawBufferPointer) throws(MagickIOError) {
+    func exportPixels(_ layout: PixelBuffer.Layout, width: Int, height: Int) throws(MagickIOError) -> [UInt8] {
         // Export maps channels by name, not meaning: a YCbCr image (ImageMagick's HEIC coder
         // returns one) or a CMYK one would come out as its raw planes.
         if !exportsAsRGB {
@@ -15,8 +15,10 @@ extension Wand {
         if layout.map.contains("A"), !hasAlpha {
             try check(MagickSetImageAlphaChannel(pointer, OpaqueAlphaChannel), fallback: .corruptImage)
         }
-        try check(MagickExportImagePixels(pointer, 0, 0, width, height, layout.map, CharPixel, buffer.baseAddress),
-                  fallback: .corruptImage)
+        var bytes = [UInt8](repeating: 0, count: width * layout.bytesPerPixel * height)
+        let status = bytes.withUnsafeMutableBytes { MagickExportImagePixels(pointer, 0, 0, width, height, layout.map, CharPixel, $0.baseAddress) }
+        try check(status, fallback: .corruptImage)
+        return bytes
     }
 
     /// The pixels of the current image on a grid, every `step.x`-th of every `step.y`-th row, as

@@ -1,8 +1,9 @@
 import Foundation
 @testable import MagickIO
 
-// What tests use to hold work open and wait for it: the only place in the tests that waits on a
-// clock, and only as a guard against a hang (30 s), never as a measure of how fast anything is.
+// What tests use to hold work open and wait for it: its clock is only a guard against a hang
+// (`hangGuard`), never a measure of how fast anything is. (Child processes are waited for with
+// time limits of their own: `runChild`, `ToolHarness`.)
 
 /// How long a test waits for something a gate guarantees before calling it a hang: long, because
 /// under a full parallel run Swift's cooperative threads can be held for minutes by other tests'

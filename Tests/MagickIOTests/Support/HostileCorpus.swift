@@ -225,19 +225,17 @@ enum Corpus {
 
     static func patchTIFFSize(_ bytes: inout [UInt8], width: Int, height: Int) throws {
         let little = bytes[0] == 0x49
-        func u16(_ at: Int) -> Int { little ? Int(bytes[at]) | Int(bytes[at + 1]) << 8 : Int(bytes[at]) << 8 | Int(bytes[at + 1]) }
-        func u32(_ at: Int) -> Int { little ? u16(at) | u16(at + 2) << 16 : u16(at) << 16 | u16(at + 2) }
         func put(_ at: Int, _ value: Int, bytes count: Int) {
             for index in 0..<count {
                 let shift = little ? index * 8 : (count - 1 - index) * 8
                 bytes[at + index] = UInt8(truncatingIfNeeded: value >> shift)
             }
         }
-        let ifd = u32(4)
+        let ifd = bytes.u32(at: 4, littleEndian: little)
         var patched = 0
-        for entry in 0..<u16(ifd) {
+        for entry in 0..<bytes.u16(at: ifd, littleEndian: little) {
             let at = ifd + 2 + entry * 12
-            let tag = u16(at), type = u16(at + 2)
+            let tag = bytes.u16(at: at, littleEndian: little), type = bytes.u16(at: at + 2, littleEndian: little)
             guard tag == 256 || tag == 257 else { continue }
             let value = tag == 256 ? width : height
             if type == 3 {
