@@ -79,7 +79,7 @@ final class CacheGate: @unchecked Sendable {
         condition.withLock { running }
     }
 
-    /// Decodes waiting for their turn in ``shared(reserving:interrupt:_:)``.
+    /// Decodes waiting for their turn in ``shared(reserving:_:)`` or ``admitting(_:interrupt:_:)``.
     var waitingCount: Int {
         condition.withLock { nextTicket - servedTicket - abandoned.count }
     }

@@ -92,7 +92,7 @@ enum ThumbnailFill: Sendable {
     }
 
     /// Admits this input, which its plan let through (``refusal()``): the bytes its decoder reads,
-    /// after the metadata limits (``ImageSource/decoderInput(keeping:)``), and the pixel cache it
+    /// after the metadata limits (``ImageSource/decoderInput(keeping:forLibjpeg:)``), and the pixel cache it
     /// reserves. `pictureInput` keeps the picture's approved bytes for the next input of the same
     /// picture, so that they are counted once.
     func admit(_ options: ThumbnailOptions, pictureInput: inout DecoderInput?) throws(MagickIOError) -> Admission {
