@@ -1,3 +1,4 @@
+internal import CMagickCompat
 internal import CMagickWand
 import Foundation
 
@@ -78,39 +79,22 @@ final class Wand {
         return MagickException(severity: severity, message: cleared ? message : "\(message) (not cleared)")
     }
 
-    /// The exception the coder left on the current image (a truncated JPEG reports its warning
-    /// there, while the read itself succeeds).
-    func takeImageException() -> MagickException? {
-        guard let image = GetImageFromMagickWand(pointer) else { return nil }
-        let severity = image.pointee.exception.severity
-        guard severity.rawValue >= WarningException.rawValue else { return nil }
-        let reason = image.pointee.exception.reason.map { String(cString: $0) } ?? ""
-        let description = image.pointee.exception.description.map { String(cString: $0) } ?? ""
-        ClearMagickException(&image.pointee.exception)
-        let message = description.isEmpty ? reason : "\(reason) (\(description))"
-        return MagickException(severity: severity, message: message)
-    }
-
-    /// Every exception the last read left: the wand's, and each image's whole list (a coder may
-    /// warn several times, and the wand keeps only the most severe). All are cleared.
+    /// Every exception the last read left, each once, and all of them cleared. ImageMagick 7 keeps
+    /// them in the wand's list; 6 keeps the wand's most severe and the rest on each image (a coder
+    /// may warn several times). A truncated JPEG reports its warning there, while the read itself
+    /// succeeds.
     func takeAllExceptions() -> [MagickException] {
         var all: [MagickException] = []
+        withUnsafeMutablePointer(to: &all) { list in
+            cmc_wand_exception_list(pointer, collectException, list)
+        }
         if let exception = takeException() { all.append(exception) }
         MagickResetIterator(pointer)
         while MagickNextImage(pointer) != MagickFalse {
-            guard let image = GetImageFromMagickWand(pointer) else { continue }
-            if let list = image.pointee.exception.exceptions {
-                let exceptions = OpaquePointer(list)
-                ResetLinkedListIterator(exceptions)
-                while let next = GetNextValueInLinkedList(exceptions) {
-                    let info = next.assumingMemoryBound(to: ExceptionInfo.self).pointee
-                    if info.severity.rawValue >= WarningException.rawValue {
-                        all.append(MagickException(info))
-                    }
-                }
+            let wholeIfNone = all.isEmpty ? MagickTrue : MagickFalse
+            withUnsafeMutablePointer(to: &all) { list in
+                cmc_take_image_exceptions(pointer, wholeIfNone, collectException, list)
             }
-            if all.isEmpty, let exception = takeImageException() { all.append(exception) }
-            ClearMagickException(&image.pointee.exception)
         }
         MagickSetFirstIterator(pointer)
         var unique: [MagickException] = []
@@ -181,4 +165,11 @@ final class Wand {
         }
         return result
     }
+}
+
+/// Appends each exception CMagickCompat visits to the `[MagickException]` passed as context.
+private let collectException: CMCExceptionVisitor = { context, severity, message in
+    guard let context, let message else { return }
+    context.assumingMemoryBound(to: [MagickException].self).pointee
+        .append(MagickException(severity: severity, message: String(cString: message)))
 }
