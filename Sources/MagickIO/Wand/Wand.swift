@@ -116,11 +116,13 @@ final class Wand {
     /// last: what a viewer shows at that frame, the size of the canvas.
     func keepCompositedLastFrame() throws(MagickIOError) {
         // What the frames do not cover is transparent, as browsers and libvips show it; without
-        // an alpha channel ImageMagick would paint it in the GIF's background colour.
+        // an alpha channel ImageMagick would paint it in the GIF's background colour. The channel
+        // is added opaque (SetAlphaChannel): ImageMagick 7's ActivateAlphaChannel adds it with
+        // whatever the new channel holds (transparent), where 6's opacity channel was opaque.
         MagickResetIterator(pointer)
         while MagickNextImage(pointer) != MagickFalse {
             if MagickGetImageAlphaChannel(pointer) == MagickFalse {
-                try check(MagickSetImageAlphaChannel(pointer, ActivateAlphaChannel), fallback: .corruptImage)
+                try check(MagickSetImageAlphaChannel(pointer, SetAlphaChannel), fallback: .corruptImage)
             }
         }
         guard let coalesced = MagickCoalesceImages(pointer) else {
