@@ -59,9 +59,17 @@ let package = Package(
             name: "CResample",
             path: "Sources/CResample"
         ),
+        // The MagickWand calls whose C API differs between ImageMagick 6 (Debian 12) and 7 (Debian
+        // 13), one function each (resize, the exceptions a read leaves, the magic table, the
+        // build check): C because the version is known only to the preprocessor.
+        .target(
+            name: "CMagickCompat",
+            dependencies: ["CMagickWand"],
+            path: "Sources/CMagickCompat"
+        ),
         .target(
             name: "MagickIO",
-            dependencies: ["CMagickWand", "CHeif", "CCodecs", "CMagickMemory", "CResample"]
+            dependencies: ["CMagickWand", "CMagickCompat", "CHeif", "CCodecs", "CMagickMemory", "CResample"]
         ),
         .target(
             name: "ExampleSupport",

@@ -146,7 +146,7 @@ struct ResampleTests {
     func matchesImageMagick(width: Int, height: Int) throws {
         let ours = try decoded("photo.jpg"), theirs = try decoded("photo.jpg")
         try ours.resample(toWidth: width, height: height)
-        MagickResizeImage(theirs.pointer, width, height, LanczosFilter, 1.0)
+        try theirs.resizeWithImageMagick(toWidth: width, height: height)
         #expect(ours.width == width && ours.height == height)
         let a = pixels(ours, "RGB"), b = pixels(theirs, "RGB")
         let squared = zip(a, b).reduce(0.0) { $0 + pow(Double($1.0) - Double($1.1), 2) }

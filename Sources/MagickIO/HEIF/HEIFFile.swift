@@ -191,29 +191,32 @@ nonisolated(unsafe) private let heifReader: UnsafeMutablePointer<heif_reader> = 
         Unmanaged<HEIFCursor>.fromOpaque(userdata!).takeUnretainedValue()
     }
     let reader = UnsafeMutablePointer<heif_reader>.allocate(capacity: 1)
-    reader.initialize(to: heif_reader(
-        reader_api_version: 1,
-        get_position: { Int64(cursor($0).position) },
-        read: { data, size, userdata in
-            let cursor = cursor(userdata)
-            guard size > 0 else { return 0 }  // an empty box body (AVIF's av1C has one), maybe no buffer
-            guard let data, size <= cursor.bytes.count - min(cursor.position, cursor.bytes.count) else { return 1 }
-            let got = cursor.bytes.copy(at: cursor.position, into: UnsafeMutableRawBufferPointer(start: data, count: size))
-            guard got == size else { return 1 }
-            cursor.showStillBrand(data, count: size)
-            cursor.position += size
-            return 0
-        },
-        seek: { position, userdata in
-            let cursor = cursor(userdata)
-            guard position >= 0, position <= Int64(cursor.bytes.count) else { return 1 }
-            cursor.position = Int(position)
-            return 0
-        },
-        wait_for_file_size: { target, userdata in
-            target <= Int64(cursor(userdata).bytes.count) ? heif_reader_grow_status_size_reached
-                : heif_reader_grow_status_size_beyond_eof
-        }))
+    // Zeroed (`init()`), then the version 1 fields set one by one: libheif 1.19 and later add
+    // fields (reader version 2's range requests), which a memberwise initialiser would have to
+    // name with one header and could not with the other. Version 1 tells libheif to read no more.
+    reader.initialize(to: heif_reader())
+    reader.pointee.reader_api_version = 1
+    reader.pointee.get_position = { Int64(cursor($0).position) }
+    reader.pointee.read = { data, size, userdata in
+        let cursor = cursor(userdata)
+        guard size > 0 else { return 0 }  // an empty box body (AVIF's av1C has one), maybe no buffer
+        guard let data, size <= cursor.bytes.count - min(cursor.position, cursor.bytes.count) else { return 1 }
+        let got = cursor.bytes.copy(at: cursor.position, into: UnsafeMutableRawBufferPointer(start: data, count: size))
+        guard got == size else { return 1 }
+        cursor.showStillBrand(data, count: size)
+        cursor.position += size
+        return 0
+    }
+    reader.pointee.seek = { position, userdata in
+        let cursor = cursor(userdata)
+        guard position >= 0, position <= Int64(cursor.bytes.count) else { return 1 }
+        cursor.position = Int(position)
+        return 0
+    }
+    reader.pointee.wait_for_file_size = { target, userdata in
+        target <= Int64(cursor(userdata).bytes.count) ? heif_reader_grow_status_size_reached
+            : heif_reader_grow_status_size_beyond_eof
+    }
     return reader
 }()
 

@@ -46,13 +46,6 @@ struct MagickException {
         self.message = message
     }
 
-    /// One entry of an exception list.
-    init(_ info: ExceptionInfo) {
-        let reason = info.reason.map { String(cString: $0) } ?? ""
-        let description = info.description.map { String(cString: $0) } ?? ""
-        self.init(severity: info.severity, message: description.isEmpty ? reason : "\(reason) (\(description))")
-    }
-
     /// The severity as MagickIOError reports it.
     var publicSeverity: MagickIOError.Severity {
         MagickIOError.Severity(rawValue: Int(severity.rawValue))

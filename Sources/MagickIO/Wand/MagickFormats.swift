@@ -1,8 +1,9 @@
+internal import CMagickCompat
 internal import CMagickWand
 import Foundation
 
 /// ImageMagick's format tables: its coders (`GetMagickInfo`, `MagickQueryFormats`) and its magic
-/// numbers (`GetMagicInfo`).
+/// numbers (`GetMagicInfo`, through CMagickCompat).
 enum MagickFormats {
     /// Whether ImageMagick has an encoder named `name`.
     static func hasEncoder(_ name: String) -> Bool {
@@ -16,13 +17,10 @@ enum MagickFormats {
     /// ImageMagick's name for `bytes` from its magic table only (no coder runs), or nil.
     static func magicName(of bytes: Data) -> String? {
         MagickRuntime.start()
-        let exception = AcquireExceptionInfo()
-        defer { DestroyExceptionInfo(exception) }
-        let info = bytes.withUnsafeBytes { raw -> UnsafePointer<MagicInfo>? in
+        let name = bytes.withUnsafeBytes { raw -> UnsafePointer<CChar>? in
             guard let base = raw.bindMemory(to: UInt8.self).baseAddress else { return nil }
-            return GetMagicInfo(base, raw.count, exception)
+            return cmc_magic_name(base, raw.count)
         }
-        guard let info, let name = GetMagicName(info) else { return nil }
-        return String(cString: name)
+        return name.map { String(cString: $0) }
     }
 }

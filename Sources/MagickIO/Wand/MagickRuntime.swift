@@ -1,3 +1,4 @@
+internal import CMagickCompat
 internal import CMagickWand
 import Foundation
 
@@ -12,6 +13,13 @@ let magickRuntime: MagickIOError? = {
     // (Both return the handler they replace, not a status.)
     _ = SetWarningHandler { _, _, _ in }
     _ = SetErrorHandler { _, _, _ in }
+    // Headers and library must agree on the quantum (Debian's Q16 without HDRI, which shim.h
+    // states because SwiftPM drops pkg-config's -D flags): another build lays pixels out otherwise.
+    if let mismatch = cmc_build_mismatch() {
+        var number = 0
+        let version = MagickGetVersion(&number).map { String(cString: $0) } ?? "ImageMagick"
+        return MagickIOError(.unsupportedFormat, "\(String(cString: mismatch)) (\(version)): MagickIO reads nothing with it")
+    }
     ImageMagick.applySecurityPolicy(decoders: ImageMagick.defaultAllowedDecoders)
     return MagickResources.set(ResourceLimits.safeDefaults, starting: false)
 }()

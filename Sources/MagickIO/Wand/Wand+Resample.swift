@@ -49,7 +49,7 @@ extension Wand {
 
     /// Replaces whatever the wand holds with one new `width` x `height` image in sRGB, opaque
     /// black, to be filled row by row with ``importRow(_:_:map:)`` (`MagickNewImage`); with
-    /// `alpha`, it has an alpha channel.
+    /// `alpha`, it has an alpha channel, opaque (SetAlphaChannel, on ImageMagick 6 and 7 alike).
     func newImage(width: Int, height: Int, alpha: Bool) throws(MagickIOError) {
         ClearMagickWand(pointer)
         let black = NewPixelWand()
@@ -57,7 +57,7 @@ extension Wand {
         PixelSetColor(black, "black")
         try check(MagickNewImage(pointer, width, height, black), fallback: .corruptImage)
         if alpha {
-            try check(MagickSetImageAlphaChannel(pointer, ActivateAlphaChannel), fallback: .corruptImage)
+            try check(MagickSetImageAlphaChannel(pointer, SetAlphaChannel), fallback: .corruptImage)
         }
     }
 

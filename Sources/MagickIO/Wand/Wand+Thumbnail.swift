@@ -1,3 +1,4 @@
+internal import CMagickCompat
 internal import CMagickWand
 import Foundation
 
@@ -10,7 +11,7 @@ extension Wand {
 
     /// Resizes the current image with ImageMagick's Lanczos filter (`MagickResizeImage`).
     func resizeWithImageMagick(toWidth width: Int, height: Int) throws(MagickIOError) {
-        try check(MagickResizeImage(pointer, width, height, LanczosFilter, 1.0), fallback: .corruptImage)
+        try check(cmc_resize_image(pointer, width, height, LanczosFilter), fallback: .corruptImage)
     }
 
     /// Crops the current image to `crop` (`MagickCropImage`), leaving no page offset behind.

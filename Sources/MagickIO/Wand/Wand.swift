@@ -1,3 +1,4 @@
+internal import CMagickCompat
 internal import CMagickWand
 import Foundation
 
@@ -78,39 +79,22 @@ final class Wand {
         return MagickException(severity: severity, message: cleared ? message : "\(message) (not cleared)")
     }
 
-    /// The exception the coder left on the current image (a truncated JPEG reports its warning
-    /// there, while the read itself succeeds).
-    func takeImageException() -> MagickException? {
-        guard let image = GetImageFromMagickWand(pointer) else { return nil }
-        let severity = image.pointee.exception.severity
-        guard severity.rawValue >= WarningException.rawValue else { return nil }
-        let reason = image.pointee.exception.reason.map { String(cString: $0) } ?? ""
-        let description = image.pointee.exception.description.map { String(cString: $0) } ?? ""
-        ClearMagickException(&image.pointee.exception)
-        let message = description.isEmpty ? reason : "\(reason) (\(description))"
-        return MagickException(severity: severity, message: message)
-    }
-
-    /// Every exception the last read left: the wand's, and each image's whole list (a coder may
-    /// warn several times, and the wand keeps only the most severe). All are cleared.
+    /// Every exception the last read left, each once, and all of them cleared. ImageMagick 7 keeps
+    /// them in the wand's list; 6 keeps the wand's most severe and the rest on each image (a coder
+    /// may warn several times). A truncated JPEG reports its warning there, while the read itself
+    /// succeeds.
     func takeAllExceptions() -> [MagickException] {
         var all: [MagickException] = []
+        withUnsafeMutablePointer(to: &all) { list in
+            cmc_wand_exception_list(pointer, collectException, list)
+        }
         if let exception = takeException() { all.append(exception) }
         MagickResetIterator(pointer)
         while MagickNextImage(pointer) != MagickFalse {
-            guard let image = GetImageFromMagickWand(pointer) else { continue }
-            if let list = image.pointee.exception.exceptions {
-                let exceptions = OpaquePointer(list)
-                ResetLinkedListIterator(exceptions)
-                while let next = GetNextValueInLinkedList(exceptions) {
-                    let info = next.assumingMemoryBound(to: ExceptionInfo.self).pointee
-                    if info.severity.rawValue >= WarningException.rawValue {
-                        all.append(MagickException(info))
-                    }
-                }
+            let wholeIfNone = all.isEmpty ? MagickTrue : MagickFalse
+            withUnsafeMutablePointer(to: &all) { list in
+                cmc_take_image_exceptions(pointer, wholeIfNone, collectException, list)
             }
-            if all.isEmpty, let exception = takeImageException() { all.append(exception) }
-            ClearMagickException(&image.pointee.exception)
         }
         MagickSetFirstIterator(pointer)
         var unique: [MagickException] = []
@@ -132,11 +116,13 @@ final class Wand {
     /// last: what a viewer shows at that frame, the size of the canvas.
     func keepCompositedLastFrame() throws(MagickIOError) {
         // What the frames do not cover is transparent, as browsers and libvips show it; without
-        // an alpha channel ImageMagick would paint it in the GIF's background colour.
+        // an alpha channel ImageMagick would paint it in the GIF's background colour. The channel
+        // is added opaque (SetAlphaChannel): ImageMagick 7's ActivateAlphaChannel adds it with
+        // whatever the new channel holds (transparent), where 6's opacity channel was opaque.
         MagickResetIterator(pointer)
         while MagickNextImage(pointer) != MagickFalse {
             if MagickGetImageAlphaChannel(pointer) == MagickFalse {
-                try check(MagickSetImageAlphaChannel(pointer, ActivateAlphaChannel), fallback: .corruptImage)
+                try check(MagickSetImageAlphaChannel(pointer, SetAlphaChannel), fallback: .corruptImage)
             }
         }
         guard let coalesced = MagickCoalesceImages(pointer) else {
@@ -181,4 +167,11 @@ final class Wand {
         }
         return result
     }
+}
+
+/// Appends each exception CMagickCompat visits to the `[MagickException]` passed as context.
+private let collectException: CMCExceptionVisitor = { context, severity, message in
+    guard let context, let message else { return }
+    context.assumingMemoryBound(to: [MagickException].self).pointee
+        .append(MagickException(severity: severity, message: String(cString: message)))
 }

@@ -1,0 +1,109 @@
+// ImageMagick 6 and 7 behind one call each (see include/CMagickCompat.h).
+
+#include "CMagickCompat.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+MagickBooleanType cmc_resize_image(MagickWand *wand, size_t columns, size_t rows, CMCFilter filter) {
+#if MagickLibVersion >= 0x700
+    return MagickResizeImage(wand, columns, rows, filter);
+#else
+    return MagickResizeImage(wand, columns, rows, filter, 1.0);
+#endif
+}
+
+static void visit_exception(const ExceptionInfo *info, CMCExceptionVisitor visit, void *context) {
+    const char *reason = info->reason != NULL ? info->reason : "";
+    const char *description = info->description != NULL ? info->description : "";
+    size_t length = strlen(reason) + strlen(description) + 4;
+    char *message = malloc(length);
+    if (message == NULL) return;
+    if (*description != '\0') {
+        (void)snprintf(message, length, "%s (%s)", reason, description);
+    } else {
+        (void)snprintf(message, length, "%s", reason);
+    }
+    visit(context, info->severity, message);
+    free(message);
+}
+
+static void visit_list(const ExceptionInfo *exception, CMCExceptionVisitor visit, void *context) {
+    LinkedListInfo *list = (LinkedListInfo *)exception->exceptions;
+    if (list == NULL) return;
+    ResetLinkedListIterator(list);
+    const ExceptionInfo *next;
+    while ((next = (const ExceptionInfo *)GetNextValueInLinkedList(list)) != NULL) {
+        if (next->severity >= WarningException) visit_exception(next, visit, context);
+    }
+}
+
+#if MagickLibVersion >= 0x700
+// ImageMagick 7's MagickWand keeps its ExceptionInfo in the wand and gives no call that lists it
+// (MagickGetException says the most severe). This is the wand's layout in 7.1 (MagickWand/
+// magick-wand-private.h, not installed). It is used only when both signatures are where this
+// layout puts them, so another layout visits nothing rather than read the wrong memory.
+struct CMCMagickWand71 {
+    size_t id;
+    char name[MagickPathExtent];
+    Image *images;
+    ImageInfo *image_info;
+    ExceptionInfo *exception;
+    MagickBooleanType insert_before, image_pending, debug;
+    size_t signature;
+};
+#endif
+
+void cmc_wand_exception_list(MagickWand *wand, CMCExceptionVisitor visit, void *context) {
+#if MagickLibVersion >= 0x700
+    const struct CMCMagickWand71 *layout = (const struct CMCMagickWand71 *)wand;
+    if (wand == NULL || layout->signature != MagickWandSignature || layout->exception == NULL
+        || layout->exception->signature != MagickCoreSignature) {
+        return;
+    }
+    visit_list(layout->exception, visit, context);
+#else
+    (void)wand, (void)visit, (void)context;
+#endif
+}
+
+void cmc_take_image_exceptions(MagickWand *wand, MagickBooleanType whole_if_none, CMCExceptionVisitor visit,
+                               void *context) {
+#if MagickLibVersion >= 0x700
+    (void)wand, (void)whole_if_none, (void)visit, (void)context;
+#else
+    Image *image = GetImageFromMagickWand(wand);
+    if (image == NULL) return;
+    ExceptionInfo *exception = &image->exception;
+    LinkedListInfo *list = (LinkedListInfo *)exception->exceptions;
+    if (list != NULL && !IsLinkedListEmpty(list)) {
+        visit_list(exception, visit, context);
+    } else if (whole_if_none != MagickFalse && exception->severity >= WarningException) {
+        visit_exception(exception, visit, context);
+    }
+    ClearMagickException(exception);
+#endif
+}
+
+const char *cmc_magic_name(const unsigned char *bytes, size_t length) {
+    ExceptionInfo *exception = AcquireExceptionInfo();
+    const MagicInfo *info = GetMagicInfo(bytes, length, exception);
+    exception = DestroyExceptionInfo(exception);
+    return info != NULL ? GetMagicName(info) : NULL;
+}
+
+const char *cmc_build_mismatch(void) {
+    size_t depth = 0;
+    (void)GetMagickQuantumDepth(&depth);
+    if (depth != MAGICKCORE_QUANTUM_DEPTH) {
+        return "ImageMagick's quantum depth differs from the one MagickIO was built for (Q16)";
+    }
+    const char *features = GetMagickFeatures();
+    int hdri = features != NULL && strstr(features, "HDRI") != NULL;
+    if (hdri != (MAGICKCORE_HDRI_ENABLE != 0)) {
+        return hdri ? "ImageMagick is an HDRI build; MagickIO was built for one without HDRI"
+                    : "ImageMagick is not an HDRI build; MagickIO was built for one with HDRI";
+    }
+    return NULL;
+}

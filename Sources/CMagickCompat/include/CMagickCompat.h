@@ -1,0 +1,44 @@
+#ifndef CMAGICKCOMPAT_H
+#define CMAGICKCOMPAT_H
+
+// One call for the MagickWand features whose C API differs between ImageMagick 6 (Debian 12) and
+// 7 (Debian 13): the Swift code in Sources/MagickIO/Wand calls these on both lines, and the
+// version is chosen when this file is compiled (MagickLibVersion, from the header pkg-config finds).
+// CMagickWand's shim header (by path: SwiftPM gives a C target the module map, not its folder).
+#include "../../../Modules/CMagickWand/shim.h"
+
+#if MagickLibVersion >= 0x700
+typedef FilterType CMCFilter;
+#else
+typedef FilterTypes CMCFilter;
+#endif
+
+/// Called once for each exception, with its severity and its "reason (description)" text.
+typedef void (*CMCExceptionVisitor)(void *context, ExceptionType severity, const char *message);
+
+/// Resizes the current image with `filter` and no extra blur (`MagickResizeImage`, whose blur
+/// argument ImageMagick 7 dropped).
+MagickBooleanType cmc_resize_image(MagickWand *wand, size_t columns, size_t rows, CMCFilter filter);
+
+/// Visits each exception in the wand's list, oldest first, without clearing them. ImageMagick 7
+/// keeps every exception of a read there (its images carry none); 6 keeps the most severe only
+/// that matters there (MagickGetException), so nothing is visited. Visits nothing, either, when the
+/// wand does not look like ImageMagick 7.1's (see CMagickCompat.c).
+void cmc_wand_exception_list(MagickWand *wand, CMCExceptionVisitor visit, void *context);
+
+/// Visits the exceptions a coder left on the current image, at least warnings, and clears them:
+/// each one of its list, or the image's own when the list is empty and `whole_if_none` is set.
+/// ImageMagick 6 only: 7's images carry no exception (they are the wand's), so nothing is visited.
+void cmc_take_image_exceptions(MagickWand *wand, MagickBooleanType whole_if_none, CMCExceptionVisitor visit,
+                               void *context);
+
+/// ImageMagick's name for `bytes` from its magic table (no coder runs), or NULL. The name is
+/// ImageMagick's own (not to be freed).
+const char *cmc_magic_name(const unsigned char *bytes, size_t length);
+
+/// Why the ImageMagick loaded cannot be used with the headers MagickIO was built with (another
+/// quantum depth, or HDRI where the headers were read without it: the pixel types and the image
+/// struct would differ), or NULL when it can.
+const char *cmc_build_mismatch(void);
+
+#endif
