@@ -170,19 +170,15 @@ final class CacheGate: @unchecked Sendable {
         let ticket = nextTicket
         nextTicket += 1
         let asked = monotonicNanoseconds()
-        // A pool thread that waits here gives its place to the next job meanwhile (the encode
-        // that gives a held image back may be that job).
-        var worker: WorkerPool?
-        var gavePlace = false
-        defer { worker?.retakePlace() }
+        // A pool thread that waits here long gives its place to the next job meanwhile (the
+        // encode that gives a held image back may be that job).
+        var place = WaitingPlace(since: asked)
+        defer { place.retake() }
         while exclusive || exclusiveWaiting > 0 || ticket != servedTicket || !fits(bytes, waitingSince: asked) {
-            if !gavePlace {
-                gavePlace = true
-                worker = WorkerPool.leavePlaceToWait()
-            }
-            // Only held images in the way, or an interrupt to watch: look again shortly.
+            // Only held images in the way, or an interrupt to watch, or a place that may yet be
+            // given: look again shortly.
             let heldOnly = ticket == servedTicket && !exclusive && exclusiveWaiting == 0 && running == 0
-            if heldOnly || interrupt != nil {
+            if place.giveIfLong() || heldOnly || interrupt != nil {
                 _ = condition.wait(until: Date().addingTimeInterval(0.05))
             } else {
                 condition.wait()
@@ -206,20 +202,15 @@ final class CacheGate: @unchecked Sendable {
         condition.lock()
         exclusiveWaiting += 1
         let asked = monotonicNanoseconds()
-        var worker: WorkerPool?
-        var gavePlace = false
+        var place = WaitingPlace(since: asked)
         while running > 0 || exclusive || !fits(bytes, waitingSince: asked) {
-            if !gavePlace {
-                gavePlace = true
-                worker = WorkerPool.leavePlaceToWait()
-            }
-            if running == 0, !exclusive {
+            if place.giveIfLong() || (running == 0 && !exclusive) {
                 _ = condition.wait(until: Date().addingTimeInterval(0.05))
             } else {
                 condition.wait()
             }
         }
-        worker?.retakePlace()
+        place.retake()
         exclusiveWaiting -= 1
         exclusive = true
         idleInUse = pool().inUse
@@ -286,4 +277,34 @@ private func monotonicNanoseconds() -> UInt64 {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+}
+
+/// A pool thread's place while it waits at the gate: kept for a short wait (a turn behind a decode
+/// that is being let in), given to the next job once the wait is long (memory that only other work
+/// can give back), so that a thread is started for a waiter only when that is needed.
+private struct WaitingPlace {
+    private let since: UInt64
+    private var worker: WorkerPool?
+    private var given = false
+    /// How long a wait keeps its place: 20 ms.
+    private static let keptFor: UInt64 = 20_000_000
+
+    init(since: UInt64) {
+        self.since = since
+    }
+
+    /// Gives the place once the wait has lasted ``keptFor``; true while it is not given yet (the
+    /// caller then waits with a timeout, so that it comes back to give it).
+    mutating func giveIfLong() -> Bool {
+        guard !given else { return false }
+        guard monotonicNanoseconds() - since >= Self.keptFor else { return true }
+        given = true
+        worker = WorkerPool.leavePlaceToWait()
+        return false
+    }
+
+    mutating func retake() {
+        worker?.retakePlace()
+        worker = nil
+    }
 }
