@@ -106,13 +106,12 @@ final class CacheGate: @unchecked Sendable {
         return try body()
     }
 
-    /// Runs a decode reserving `bytes` of the pool (nil: it reserves none and does not wait):
-    /// beside others (``shared(reserving:_:)``), and once more alone (``exclusive(reserving:_:)``)
-    /// when it failed because the pool was full while others ran (an estimate short of what a coder
-    /// took). `body` starts from a clear wand each time. A wait that `interrupt` stops throws its
-    /// error without running `body`. Work admitted inside work this thread was already admitted for
-    /// (an image encoded while a thumbnail is built) runs at once, on the outer reservation: a
-    /// second wait there could only wait for itself.
+    /// Runs a decode reserving `bytes` of the pool: beside others (``shared(reserving:_:)``), and
+    /// once more alone (``exclusive(reserving:_:)``) when it failed because the pool was full while
+    /// others ran (an estimate short of what a coder took). `body` starts from a clear wand each
+    /// time. A wait that `interrupt` stops throws its error without running `body`. Work admitted
+    /// inside work this thread was already admitted for (an image encoded while a thumbnail is
+    /// built) runs at once, on the outer reservation: a second wait there could only wait for itself.
     func admitting<T>(_ bytes: Int, interrupt: Interrupt? = nil,
                       _ body: (_ idleCore: Bool) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
         guard Self.admitted.current == nil else { return try body(false) }
@@ -120,13 +119,11 @@ final class CacheGate: @unchecked Sendable {
             try interrupt?.check()
             throw MagickIOError(.cancelled, "the decode was stopped while it waited for ImageMagick's pixel cache")
         }
-        do {
+        return try firstThenAlone(bytes) { () throws(MagickIOError) -> T in
             defer { leave(bytes) }
-            return try Self.admitted.marking { () throws(MagickIOError) -> T in try body(Self.idleCore(running: running)) }
-        } catch where error.kind == .limitExceeded && error.limit == nil {
-            return try exclusive(reserving: bytes) { () throws(MagickIOError) -> T in
-                try Self.admitted.marking { () throws(MagickIOError) -> T in try body(Self.idleCore(running: 1)) }
-            }
+            return try body(Self.idleCore(running: running))
+        } alone: { () throws(MagickIOError) -> T in
+            try body(Self.idleCore(running: 1))
         }
     }
 
@@ -146,16 +143,21 @@ final class CacheGate: @unchecked Sendable {
     /// more of the pool only if it writes the copy: at once, beside anything, without waiting
     /// behind decodes (the image it holds goes back only once it is done, and decodes may be
     /// waiting for exactly that); and, when it failed because the pool was full, once more alone
-    /// (``exclusive(reserving:_:)``, reserving `bytes`).
-    func retryingAlone<T>(_ bytes: Int, _ body: () throws(MagickIOError) -> T) throws(MagickIOError) -> T {
+    /// (``exclusive(reserving:_:)``, reserving `bytes`, asked for only then).
+    func retryingAlone<T>(_ bytes: @autoclosure () -> Int, _ body: () throws(MagickIOError) -> T) throws(MagickIOError) -> T {
         guard Self.admitted.current == nil else { return try body() }
-        func inside() throws(MagickIOError) -> T {
-            try Self.admitted.marking(body)
-        }
+        return try firstThenAlone(bytes(), first: body, alone: body)
+    }
+
+    /// Runs `first` marked as admitted work; when it failed because the pool was full (a
+    /// `limitExceeded` that names no limit of MagickIO's), runs `alone` once no other decode runs,
+    /// reserving `bytes`. `first` has left the gate by then.
+    private func firstThenAlone<T>(_ bytes: @autoclosure () -> Int, first: () throws(MagickIOError) -> T,
+                                   alone: () throws(MagickIOError) -> T) throws(MagickIOError) -> T {
         do {
-            return try inside()
+            return try Self.admitted.marking(first)
         } catch where error.kind == .limitExceeded && error.limit == nil {
-            return try exclusive(reserving: bytes, inside)
+            return try exclusive(reserving: bytes()) { () throws(MagickIOError) -> T in try Self.admitted.marking(alone) }
         }
     }
 

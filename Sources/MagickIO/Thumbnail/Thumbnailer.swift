@@ -120,19 +120,15 @@ public final class Thumbnailer: Sendable {
     /// checked once), its turn taken in ``queue``, then the plan run on MagickIO's threads.
     func job<Input: ThumbnailInput>(_ input: Input, _ request: ThumbnailRequest, at frame: Int, allowUpscale: Bool,
                                     options thumbnailOptions: ThumbnailOptions) async throws(MagickIOError) -> Image {
-        try Task.checkCancellation(or: "the job was cancelled before it started")
         let source = try await input.openSource(options: decodingOptions)
-        if thumbnailOptions.animated {
-            // An animation's pipeline plans its frames itself (AnimatedThumbnail.swift).
-            let cost = try source.thumbnailCost(request, at: frame, allowUpscale: allowUpscale, options: thumbnailOptions)
-            try await queue.enter(cost: cost)
-            defer { queue.leave(cost: cost) }
-            return try await source.asyncThumbnail(request, at: frame, allowUpscale: allowUpscale, options: thumbnailOptions)
-        }
         let plan = try source.thumbnailPlan(request, at: frame, allowUpscale: allowUpscale, options: thumbnailOptions)
         let cost = try plan.cost.get()
         try await queue.enter(cost: cost)
         defer { queue.leave(cost: cost) }
+        // An animation's pipeline plans its frames itself (AnimatedThumbnail.swift).
+        if thumbnailOptions.animated {
+            return try await source.asyncThumbnail(request, at: frame, allowUpscale: allowUpscale, options: thumbnailOptions)
+        }
         return try await source.asyncThumbnail(plan, options: thumbnailOptions)
     }
 
@@ -173,13 +169,6 @@ public final class Thumbnailer: Sendable {
         }
         continuation.onTermination = { _ in task.cancel() }
         return stream
-    }
-}
-
-extension Task where Success == Never, Failure == Never {
-    /// Throws ``MagickIOError/Kind/cancelled`` with `message` when the current task is cancelled.
-    static func checkCancellation(or message: String) throws(MagickIOError) {
-        if Task.isCancelled { throw MagickIOError(.cancelled, message) }
     }
 }
 
