@@ -30,6 +30,21 @@ The families, by file name:
   tiff-exif-fanout.tif   16x16 page whose directory is 4,000 EXIF pointers back at itself
   tiff-overlapping-ifds.tif 10,000 overlapping directories of 4,096 entries in 169 KB
   gif-frame-past-screen.gif a 5000x5000 frame on a 1x1 logical screen
+  heif-iref-500k.heic    20,000 Exif items and 500,000 item references (libheif 1.15 looks each
+                         item's references up in the whole list: minutes)
+  heif-iref-10k.heic     the same within libheif's item limit: 1,000 items, 10,000 references
+  heif-ipma-1m.heic      20,000 items and 1,000,000 property associations
+  heif-ipma-255k.heic    1,000 items of 255 associations each (within the item limit)
+  heif-exif-extents.heic 16 MB file whose Exif item is 31 extents each spanning the whole file
+  heif-primary-extents.heic  the same for the primary image's coded data
+  heif-hvcc-nal-6m.heic  18 MB hvcC of 6 million one-byte NAL units after the picture's own
+  heif-hvcc-nal-2000.heic  the same with 2,000 (6 KB)
+  heif-grid-255.heic     a grid of 255x255 references to one 96x64 tile item (65,025 HEVC decodes)
+  heif-grid-992.heic     the same with 32x31 references (992, within libheif's reference limit): 3072x1984
+  heif-grid-hvcc-3m.heic the 992 references to a tile whose hvcC holds 60 SEI units of 60,000 bytes
+  heif-grid-fat-tile.heic  the 992 references to a tile of 1 MB of coded data (1 GB to decode)
+  The HEIF families take their coded picture (96x64 HEVC) from the committed fixture
+  Tests/MagickIOTests/Fixtures/orient-1.heic (scripts/world-fixtures.py wrote it with heif-enc).
 """
 import argparse, os, struct, sys, zlib
 
@@ -386,6 +401,150 @@ def jpeg_arith_dc_scans(size, scans):
 
 # MARK: -
 
+# MARK: - HEIF (ISO BMFF)
+
+def bmff_box(kind, body):
+    return struct.pack(">I", 8 + len(body)) + kind + body
+
+
+def bmff_full_box(kind, version, flags, body):
+    return bmff_box(kind, bytes([version]) + flags.to_bytes(3, "big") + body)
+
+
+def bmff_children(data, start=0, end=None):
+    """(type, start, body start, end) of each box in data[start:end]."""
+    end = len(data) if end is None else end
+    while start + 8 <= end:
+        size, kind = struct.unpack(">I4s", data[start:start + 8])
+        yield kind, start, start + 8, start + size
+        start += size
+
+
+def heic_picture():
+    """(hvcC box, coded bytes) of the 96x64 primary of the committed fixture orient-1.heic."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "MagickIOTests", "Fixtures", "orient-1.heic")
+    data = open(path, "rb").read()
+    meta = next((b + 4, e) for k, _, b, e in bmff_children(data) if k == b"meta")
+    inner = {k: (b, e) for k, _, b, e in bmff_children(data, *meta)}
+    iloc, _ = inner[b"iloc"]
+    version, base_size = data[iloc], data[iloc + 5] >> 4
+    at = iloc + 8 + 2 + (2 if version else 0) + 2  # one item, one extent
+    base = int.from_bytes(data[at:at + base_size], "big")
+    offset, length = struct.unpack(">II", data[at + base_size + 2:at + base_size + 10])
+    offset += base
+    ipco = next((b, e) for k, _, b, e in bmff_children(data, *inner[b"iprp"]) if k == b"ipco")
+    hvcc = next(data[s:e] for k, s, _, e in bmff_children(data, *ipco) if k == b"hvcC")
+    return hvcc, data[offset:offset + length]
+
+
+def heif_file(items, properties, associations, references=(), primary=1, payload=b"", idat=b"", size=None):
+    """A HEIC. `items`: (id, type, extents, hidden), each extent (base, offset, length) with base
+    "mdat" (from the payload's start), "file" (from the file's) or "idat"; `properties`: ipco's
+    boxes; `associations`: (id, [1-based property index, ...]) for ipma (15-bit indices when any is
+    over 127; the first property, the picture's hvcC, marked essential); `references`: (type, from, [to, ...]) for iref. The mdat payload is padded so the
+    file is `size` bytes when given."""
+    wide = any(i > 127 for _, indices in associations for i in indices)
+    ipma = bytearray(struct.pack(">I", len(associations)))
+    for item, indices in associations:
+        ipma += struct.pack(">HB", item, len(indices))
+        ipma += b"".join(struct.pack(">H", i | (0x8000 if i == 1 else 0)) if wide else bytes([i | (0x80 if i == 1 else 0)])
+                         for i in indices)
+    iref = b"".join(bmff_box(kind, struct.pack(">HH", source, len(to)) + b"".join(struct.pack(">H", t) for t in to))
+                    for kind, source, to in references)
+
+    def meta(mdat_start, file_size):
+        iloc = bytearray(bytes([0x44, 0x00]) + struct.pack(">H", len(items)))
+        for item, _, extents, _ in items:
+            method = 1 if extents and extents[0][0] == "idat" else 0
+            iloc += struct.pack(">HHHH", item, method, 0, len(extents))
+            for base, offset, length in extents:
+                start = {"mdat": mdat_start, "file": 0, "idat": 0}[base] + offset
+                iloc += struct.pack(">II", start, file_size if length is None else length)
+        infe = b"".join(bmff_full_box(b"infe", 2, 1 if hidden else 0, struct.pack(">HH", item, 0) + kind + b"\0")
+                        for item, kind, _, hidden in items)
+        return bmff_full_box(b"meta", 0, 0, b"".join([
+            bmff_full_box(b"hdlr", 0, 0, b"\0" * 4 + b"pict" + b"\0" * 13),
+            bmff_full_box(b"pitm", 0, 0, struct.pack(">H", primary)),
+            bmff_full_box(b"iloc", 1, 0, bytes(iloc)),
+            bmff_full_box(b"iinf", 0, 0, struct.pack(">H", len(items)) + infe),
+            bmff_box(b"iprp", bmff_box(b"ipco", b"".join(properties)) + bmff_full_box(b"ipma", 0, 1 if wide else 0, bytes(ipma))),
+            bmff_full_box(b"iref", 0, 0, iref) if references else b"",
+            bmff_box(b"idat", idat) if idat else b""]))
+
+    ftyp = bmff_box(b"ftyp", b"heic" + bytes(4) + b"mif1heicmiaf")
+    mdat_start = len(ftyp) + len(meta(0, 0)) + 8
+    if size is not None:
+        payload += bytes(max(size - mdat_start - len(payload), 0))
+    total = mdat_start + len(payload)
+    return ftyp + meta(mdat_start, total) + bmff_box(b"mdat", payload)
+
+
+def ispe(width, height):
+    return bmff_full_box(b"ispe", 0, 0, struct.pack(">II", width, height))
+
+
+EXIF_BLOCK = b"\0\0\0\0" + b"MM\0*\0\0\0\x08\0\0\0\0\0\0"  # offset to the TIFF header, an empty IFD0
+
+
+def heif_references(items, references):
+    """The picture as the primary item, then `items - 1` Exif items, and `references` cdsc
+    references from them to the picture, one box each."""
+    hvcc, coded = heic_picture()
+    exif = [(i, b"Exif", [("idat", 0, len(EXIF_BLOCK))], False) for i in range(2, items + 1)]
+    refs = [(b"cdsc", 2 + n % (items - 1), [1]) for n in range(references)]
+    return heif_file([(1, b"hvc1", [("mdat", 0, len(coded))], False)] + exif, [hvcc, ispe(96, 64)],
+                     [(1, [1, 2])], refs, payload=coded, idat=EXIF_BLOCK)
+
+
+def heif_associations(items, each):
+    """The picture, then `items - 1` Exif items each associated with `each` properties."""
+    hvcc, coded = heic_picture()
+    exif = [(i, b"Exif", [("idat", 0, len(EXIF_BLOCK))], False) for i in range(2, items + 1)]
+    associations = [(1, [1, 2])] + [(i, [2] * each) for i in range(2, items + 1)]
+    return heif_file([(1, b"hvc1", [("mdat", 0, len(coded))], False)] + exif, [hvcc, ispe(96, 64)],
+                     associations, payload=coded, idat=EXIF_BLOCK)
+
+
+def heif_extents(exif):
+    """A 16 MB file whose Exif item (`exif`) or primary picture is 31 extents each spanning the
+    whole file."""
+    hvcc, coded = heic_picture()
+    whole = [("file", 0, None)] * 31
+    picture = whole if not exif else [("mdat", 0, len(coded))]
+    items = [(1, b"hvc1", picture, False)] + ([(2, b"Exif", whole, False)] if exif else [])
+    return heif_file(items, [hvcc, ispe(96, 64)], [(1, [1, 2])],
+                     [(b"cdsc", 2, [1])] if exif else (), payload=coded, size=16 << 20)
+
+
+def heif_hvcc_nal_flood(arrays=92, units=65535):
+    """The picture's hvcC followed by `arrays` arrays of `units` one-byte NAL units."""
+    hvcc, coded = heic_picture()
+    body = bytearray(hvcc[8:])
+    count_at = 22  # after the 22 fixed bytes of the record comes numOfArrays
+    body[count_at] = body[count_at] + arrays
+    flood = (bytes([0x27]) + struct.pack(">H", units) + b"\0\x01\x4e" * units) * arrays
+    return heif_file([(1, b"hvc1", [("mdat", 0, len(coded))], False)], [bmff_box(b"hvcC", bytes(body) + flood), ispe(96, 64)],
+                     [(1, [1, 2])], payload=coded)
+
+
+def heif_grid(columns, rows, hvcc_units=0, tile_padding=0):
+    """A grid of `columns` x `rows` tiles, each a reference to the one tile item (the 96x64
+    picture): as many decodes as references. `hvcc_units`: that many 60,000-byte SEI NAL units
+    added to the tile's hvcC (handed to the decoder with every tile); `tile_padding`: bytes added
+    to the tile's coded data."""
+    hvcc, coded = heic_picture()
+    if hvcc_units:
+        body = bytearray(hvcc[8:])
+        body[22] += 1
+        unit = struct.pack(">H", 60000) + b"\x4e\x01" + b"\xff" * 59998
+        hvcc = bmff_box(b"hvcC", bytes(body) + bytes([0x27]) + struct.pack(">H", hvcc_units) + unit * hvcc_units)
+    coded += bytes(tile_padding)
+    grid = bytes([0, 0, rows - 1, columns - 1]) + struct.pack(">HH", 96 * columns, 64 * rows)
+    items = [(1, b"hvc1", [("mdat", 0, len(coded))], True), (2, b"grid", [("idat", 0, len(grid))], False)]
+    return heif_file(items, [hvcc, ispe(96, 64), ispe(96 * columns, 64 * rows)], [(1, [1, 2]), (2, [3])],
+                     [(b"dimg", 2, [1] * (columns * rows))], primary=2, payload=coded, idat=grid)
+
+
 FAMILIES = {
     "png-ztxt-1g.png": (lambda: png_ztxt(1 << 30), lambda: png_ztxt(64 << 20)),
     "png-iccp-1g.png": (lambda: png_iccp(1 << 30), lambda: png_iccp(64 << 20)),
@@ -412,6 +571,18 @@ FAMILIES = {
     "tiff-exif-fanout.tif": (tiff_exif_fanout, tiff_exif_fanout),
     "tiff-overlapping-ifds.tif": (tiff_overlapping_ifds, lambda: tiff_overlapping_ifds(400, 512)),
     "gif-frame-past-screen.gif": (gif_frame_past_screen, lambda: gif_frame_past_screen(2000)),
+    "heif-iref-500k.heic": (lambda: heif_references(20_000, 500_000), lambda: heif_references(1_100, 1_100)),
+    "heif-iref-10k.heic": (lambda: heif_references(1_000, 10_000), None),
+    "heif-ipma-1m.heic": (lambda: heif_associations(20_000, 50), lambda: heif_associations(1_100, 2)),
+    "heif-ipma-255k.heic": (lambda: heif_associations(1_000, 255), None),
+    "heif-exif-extents.heic": (lambda: heif_extents(True), None),
+    "heif-primary-extents.heic": (lambda: heif_extents(False), None),
+    "heif-hvcc-nal-6m.heic": (heif_hvcc_nal_flood, None),
+    "heif-hvcc-nal-2000.heic": (lambda: heif_hvcc_nal_flood(1, 2000), lambda: heif_hvcc_nal_flood(1, 2000)),
+    "heif-grid-255.heic": (lambda: heif_grid(255, 255), None),
+    "heif-grid-992.heic": (lambda: heif_grid(32, 31), None),
+    "heif-grid-hvcc-3m.heic": (lambda: heif_grid(32, 31, hvcc_units=60), None),
+    "heif-grid-fat-tile.heic": (lambda: heif_grid(32, 31, tile_padding=1 << 20), None),
 }
 
 

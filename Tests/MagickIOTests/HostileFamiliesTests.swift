@@ -170,4 +170,35 @@ struct HostileFamiliesTests {
         // The 5000x5000 frame's cache is over ImageMagick's pool before it is over the budget.
         #expect(error?.kind == .limitExceeded && ["memory", "memoryBudget"].contains(error?.limit?.name), "\(String(describing: error))")
     }
+
+    /// Issue 28's HEIF families: floods of items, references and property associations, extents
+    /// that read the file over and over, configurations of millions of NAL units, a tile named
+    /// 65,025 times. libheif 1.15 parses each without limits (minutes, or gigabytes); the ISO BMFF
+    /// walker refuses each before libheif sees it, in the properties as in the thumbnail.
+    @Test("HEIF structures past libheif's limits are refused before libheif parses them", .timeLimit(.minutes(5)),
+          arguments: [("heif-iref-500k.heic", "more than 1000 items"), ("heif-ipma-1m.heic", "more than 1000 items"),
+                      ("heif-exif-extents.heic", "an item (2) of 520093696 bytes of data"),
+                      ("heif-primary-extents.heic", "an item (1) of 520093696 bytes of data"),
+                      ("heif-hvcc-nal-6m.heic", "an hvcC of 18"), ("heif-hvcc-nal-2000.heic", "an hvcC of more than 64 NAL units"),
+                      ("heif-grid-255.heic", "a reference to 65025 items, more than 1000"),
+                      ("heif-grid-hvcc-3m.heic", "an hvcC of 3600234 bytes"),
+                      ("heif-grid-fat-tile.heic", "whose inputs make the decoder read")])
+    func heifStructureFloods(name: String, reason: String) throws {
+        let refused = { (outcome: Outcome) in
+            let message = ((outcome.json["error"] as? [String: Any])?["message"] as? String) ?? ""
+            #expect(outcome.errorKind == "corruptImage" && message.contains(reason), "\(name): \(outcome.summary)")
+        }
+        try Self.check(name, properties: refused, thumbnail: refused)
+    }
+
+    @Test("HEIF structures within the limits still open and decode: 1,000 items, 10,000 references, 255,000 associations, a grid of 992 references",
+          .timeLimit(.minutes(5)), arguments: [("heif-iref-10k.heic", 96, 64, 96, 64), ("heif-ipma-255k.heic", 96, 64, 96, 64),
+                                               ("heif-grid-992.heic", 3072, 1984, 256, 165)])
+    func heifWithinLimits(name: String, width: Int, height: Int, thumbnailWidth: Int, thumbnailHeight: Int) throws {
+        try Self.check(name, properties: {
+            #expect($0.json["pixelWidth"] as? Int == width && $0.json["pixelHeight"] as? Int == height, "\(name): \($0.summary)")
+        }, thumbnail: {
+            #expect($0.json["width"] as? Int == thumbnailWidth && $0.json["height"] as? Int == thumbnailHeight, "\(name): \($0.summary)")
+        })
+    }
 }

@@ -28,6 +28,22 @@ enum CodedSize {
         return sizes
     }
 
+    /// How many NAL units an `hvcC` body lists, counted up to `limit` (its arrays' counts, the
+    /// units' lengths walked to find the next array; a count past the box counts as listed).
+    static func hevcUnitCount(_ config: [UInt8], upTo limit: Int) -> Int {
+        guard config.count >= 23 else { return 0 }
+        var at = 23, units = 0
+        for _ in 0..<Int(config[22]) where at + 3 <= config.count && units < limit {
+            let count = config.u16be(at: at + 1)
+            units += count
+            at += 3
+            for _ in 0..<min(count, limit) where at + 2 <= config.count {
+                at += 2 + config.u16be(at: at)
+            }
+        }
+        return units
+    }
+
     /// An HEVC sequence parameter set's luma size (ITU-T H.265 7.3.2.2), from its NAL unit (its
     /// two-byte header first).
     static func hevcSequenceParameterSet(_ nal: [UInt8]) -> (width: Int, height: Int)? {

@@ -49,7 +49,7 @@ extension HEIFItems {
     /// The pixels of the largest picture decoding `item` makes (``Inspection/largestPicture``),
     /// or why it cannot be known.
     private func pixels(of item: Int, _ walk: inout Walk, depth: Int, _ reader: inout ByteReader) throws(Refusal) -> Int {
-        guard depth < 16, walk.seen.count < Self.maxItems else { throw Refusal(reason: "the HEIF items nest too deep") }
+        guard depth < 16, walk.seen.count <= Limits.items else { throw Refusal(reason: "the HEIF items nest too deep") }
         guard walk.seen.insert(item).inserted else { return 0 }  // libheif refuses a cycle; an input twice costs once
         let type = items[item]?.type ?? ""
         var own: Int

@@ -17,7 +17,7 @@
 /// The walk reads what libheif reads: the last top-level `meta`, the first of each box in it,
 /// the first entry for an item in `iinf`, `iloc` and `ipma`, `iloc` fields of 4 or 8 bytes only,
 /// `iref`'s references one after another whatever their boxes' sizes. Bounded by the bytes it
-/// reads and by libheif's own limits (20000 items, 32 extents an item).
+/// reads and by ``Limits``: a file past them is ``unreadable`` before libheif parses it.
 struct HEIFItems {
     struct Extent {
         /// 0: at a file offset; 1: in the `idat` box; 2: from other items (which libheif refuses).
@@ -53,9 +53,34 @@ struct HEIFItems {
     var properties: [Property] = []
     var idat: Range<Int>?
 
-    /// libheif's `MAX_ILOC_ITEMS` and `MAX_ILOC_EXTENTS_PER_ITEM`.
-    static let maxItems = 20000
-    private static let maxExtents = 32
+    /// What MagickIO lets libheif parse. libheif 1.15 (Debian 12) reads `iinf`, `iloc`, `iref`,
+    /// `ipma` and `hvcC` without limits and looks each item's references and properties up in the
+    /// whole lists: 20,000 items and 500,000 references kept it busy for minutes, 6 million NAL
+    /// units in an `hvcC` took 1.5 GiB, 31 extents each spanning a 16 MB file 550 MiB. The first
+    /// four are libheif 1.19's security limits (Debian 13's libheif refuses the same files); the
+    /// rest are MagickIO's own, far above what cameras and encoders write.
+    enum Limits {
+        /// Items in `iinf` and `iloc`, entries in `ipma`, and items one reference names
+        /// (libheif 1.19's `max_items`): a grid has a reference per tile.
+        static let items = 1000
+        /// Boxes in `meta`, `iprp` and `ipco` (`max_children_per_box`).
+        static let children = 100
+        /// Extents of one item (`max_iloc_extents_per_item`; libheif 1.15's `MAX_ILOC_EXTENTS_PER_ITEM`).
+        static let extents = 32
+        /// References in `iref`, all together (ten an item).
+        static let references = 10 * items
+        /// NAL units in one `hvcC`, and its bytes (a parameter set each of three kinds and a few
+        /// SEI messages, a few hundred bytes, is what encoders write). libheif hands the whole
+        /// configuration to the decoder with every tile.
+        static let configurationUnits = 64
+        static let configurationBytes = 64 << 10
+        /// One item's data is at most the file; all items' data together, and the data of the
+        /// inputs a derived image (a grid) names, each input once per reference, at most twice it
+        /// and 16 MiB: extents that overlap, or a 1 MB tile named a thousand times, make libheif
+        /// read the same bytes again (a grid of one small tile repeated stays within).
+        static let dataPerFileByte = 2
+        static let dataBeyondFile = 16 << 20
+    }
 
     /// The items of the file in `reader`; empty when it has no `meta` box.
     static func read(_ reader: inout ByteReader) -> HEIFItems {
@@ -72,32 +97,79 @@ struct HEIFItems {
         }
         guard let meta = metas.first, meta.count >= 4 else { return found }
         var first: [String: Range<Int>] = [:]
-        ISOBMFFBoxes.walk(&reader, in: (meta.lowerBound + 4)..<meta.upperBound) { _, box in
+        let children = ISOBMFFBoxes.walk(&reader, in: (meta.lowerBound + 4)..<meta.upperBound, limit: Limits.children + 1) { _, box in
             if first[box.type] == nil { first[box.type] = box.body }
         }
+        guard children <= Limits.children else { return found.refused("more than \(Limits.children) boxes in its meta box") }
         if let pitm = first["pitm"] {
             var fields = HEIFFields(reader.bytes(at: pitm.lowerBound, min(pitm.count, 8)) ?? [])
             if let version = fields.take(1), fields.skip(3) { found.primary = fields.take(version == 0 ? 2 : 4) }
         }
         found.idat = first["idat"]
         if let iinf = first["iinf"] { found.readInfo(&reader, iinf) }
-        // Whole: libheif reads every entry, however many (the cost grows with the file's bytes).
+        // Whole: libheif reads every entry (at most ``Limits/items``).
         if let iloc = first["iloc"] { found.readLocations(reader.bytes(at: iloc.lowerBound, iloc.count) ?? []) }
         if let iref = first["iref"] { found.readReferences(reader.bytes(at: iref.lowerBound, iref.count) ?? []) }
+        guard found.unreadable == nil else { return found }
         if let iprp = first["iprp"] {
             var ipco: Range<Int>?
-            ISOBMFFBoxes.walk(&reader, in: iprp) { reader, box in
+            let children = ISOBMFFBoxes.walk(&reader, in: iprp, limit: Limits.children + 1) { reader, box in
                 if box.type == "ipco", ipco == nil { ipco = box.body }
                 // libheif merges every ipma, the first entry for an item winning.
                 if box.type == "ipma" { found.readAssociations(reader.bytes(at: box.body.lowerBound, box.body.count) ?? []) }
             }
+            guard children <= Limits.children else { return found.refused("more than \(Limits.children) boxes in its iprp box") }
             if let ipco {
-                ISOBMFFBoxes.walk(&reader, in: ipco) { _, property in
+                let properties = ISOBMFFBoxes.walk(&reader, in: ipco, limit: Limits.children + 1) { _, property in
                     found.properties.append(Property(type: property.type, body: property.body))
                 }
+                guard properties <= Limits.children else { return found.refused("more than \(Limits.children) item properties") }
             }
         }
+        found.checkLimits(&reader)
         return found
+    }
+
+    /// The file with `unreadable` set to why MagickIO does not let libheif parse it (the first
+    /// reason found stays).
+    private func refused(_ why: String) -> HEIFItems {
+        var refused = self
+        refused.refuse(why)
+        return refused
+    }
+
+    private mutating func refuse(_ why: String) {
+        if unreadable == nil { unreadable = "the HEIF file has \(why)" }
+    }
+
+    /// The ``Limits`` only the whole walk can check: the items' data against the file's size, and
+    /// each `hvcC`'s NAL units (libheif parses every property as it opens the file).
+    private mutating func checkLimits(_ reader: inout ByteReader) {
+        var total = 0
+        for (id, item) in items {
+            let length = item.dataLength
+            if length > reader.count { return refuse("an item (\(id)) of \(length) bytes of data, more than the file's \(reader.count)") }
+            total = total.saturatingPlus(length)
+        }
+        let most = reader.count.saturatingTimes(Limits.dataPerFileByte).saturatingPlus(Limits.dataBeyondFile)
+        if total > most {
+            return refuse("items of \(total) bytes of data together, more than the \(most) a file of \(reader.count) may hold")
+        }
+        for (derived, inputs) in referencesFrom["dimg"] ?? [:] {
+            let read = inputs.reduce(0) { $0.saturatingPlus(items[$1]?.dataLength ?? 0) }
+            if read > most {
+                return refuse("an image (\(derived)) whose inputs make the decoder read \(read) bytes, more than the \(most) a file of \(reader.count) may")
+            }
+        }
+        for property in properties where property.type == "hvcC" {
+            guard property.body.count <= Limits.configurationBytes else {
+                return refuse("an hvcC of \(property.body.count) bytes, more than \(Limits.configurationBytes)")
+            }
+            guard let config = reader.bytes(at: property.body.lowerBound, property.body.count) else { continue }
+            if CodedSize.hevcUnitCount(config, upTo: Limits.configurationUnits + 1) > Limits.configurationUnits {
+                return refuse("an hvcC of more than \(Limits.configurationUnits) NAL units")
+            }
+        }
     }
 
     /// `iinf`: a full box, an entry count (none: no items), then one `infe` box per item (versions
@@ -108,8 +180,12 @@ struct HEIFItems {
         guard body.count >= 4 + countSize,
               let count = version == 0 ? reader.u16be(at: body.lowerBound + 4) : reader.u32be(at: body.lowerBound + 4),
               count > 0 else { return }
-        ISOBMFFBoxes.walk(&reader, in: (body.lowerBound + 4 + countSize)..<body.upperBound) { reader, box in
-            guard box.type == "infe", items.count < Self.maxItems,
+        let range = (body.lowerBound + 4 + countSize)..<body.upperBound
+        guard count <= Limits.items, ISOBMFFBoxes.walk(&reader, in: range, limit: Limits.items + 1, visit: { _, _ in }) <= Limits.items else {
+            return refuse("more than \(Limits.items) items")
+        }
+        ISOBMFFBoxes.walk(&reader, in: range) { reader, box in
+            guard box.type == "infe",
                   var fields = reader.bytes(at: box.body.lowerBound, min(box.body.count, 14)).map(HEIFFields.init),
                   let version = fields.take(1), version >= 2, fields.skip(3),
                   let id = fields.take(version == 2 ? 2 : 4), fields.skip(2), let type = fields.bytes(4),
@@ -125,7 +201,8 @@ struct HEIFItems {
         var fields = HEIFFields(box)
         guard let version = fields.take(1), version <= 2, fields.skip(3),
               let sizes = fields.take(1), let more = fields.take(1),
-              let count = fields.take(version < 2 ? 2 : 4), count <= Self.maxItems else { return }
+              let count = fields.take(version < 2 ? 2 : 4) else { return }
+        guard count <= Limits.items else { return refuse("locations for \(count) items, more than \(Limits.items)") }
         func size(_ nibble: Int) -> Int { nibble == 4 || nibble == 8 ? nibble : 0 }
         let (offsetSize, lengthSize, baseSize) = (size(sizes >> 4), size(sizes & 15), size(more >> 4))
         let indexSize = version > 1 ? size(more & 15) : 0
@@ -137,7 +214,7 @@ struct HEIFItems {
                 method = value & 15
             }
             guard fields.skip(2), let base = fields.take(baseSize), let extentCount = fields.take(2),
-                  extentCount <= Self.maxExtents else { return }
+                  extentCount <= Limits.extents else { return }
             var extents: [Extent] = []
             for _ in 0..<extentCount {
                 guard fields.skip(indexSize), let offset = fields.take(offsetSize), let length = fields.take(lengthSize) else { return }
@@ -154,10 +231,16 @@ struct HEIFItems {
         var fields = HEIFFields(box)
         guard let version = fields.take(1), fields.skip(3) else { return }
         let idSize = version == 0 ? 2 : 4
+        var references = 0
         while fields.remaining > 0 {
             guard let size = fields.take(4), let typeBytes = fields.bytes(4), size != 1 || fields.skip(8) else { return }
             let type = String(decoding: typeBytes, as: UTF8.self)
             guard type != "uuid" || fields.skip(16), let from = fields.take(idSize), let count = fields.take(2) else { return }
+            references = references.saturatingPlus(count)
+            guard count <= Limits.items, references <= Limits.references else {
+                return refuse(count > Limits.items ? "a reference to \(count) items, more than \(Limits.items)"
+                                                   : "more than \(Limits.references) item references")
+            }
             var to: [Int] = []
             for _ in 0..<count {
                 guard let id = fields.take(idSize) else { break }
@@ -172,6 +255,7 @@ struct HEIFItems {
     private mutating func readAssociations(_ box: [UInt8]) {
         var fields = HEIFFields(box)
         guard let version = fields.take(1), fields.skip(2), let flags = fields.take(1), let count = fields.take(4) else { return }
+        guard count <= Limits.items else { return refuse("properties for \(count) items, more than \(Limits.items)") }
         let wide = flags & 1 == 1
         for _ in 0..<count {
             guard let id = fields.take(version < 1 ? 2 : 4), let associations = fields.take(1) else { return }
@@ -180,7 +264,7 @@ struct HEIFItems {
                 guard let value = fields.take(wide ? 2 : 1) else { return }
                 indices.append(value & (wide ? 0x7FFF : 0x7F))
             }
-            if items[id]?.properties == nil, items.count < Self.maxItems || items[id] != nil {
+            if items[id]?.properties == nil {
                 items[id, default: Item()].properties = indices
             }
         }

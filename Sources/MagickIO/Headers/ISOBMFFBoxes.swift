@@ -12,22 +12,26 @@ enum ISOBMFFBoxes {
         var body: Range<Int> { (offset + headerSize)..<(offset + size) }
     }
 
-    /// Hands each box in `range` to `visit`; stops at a box that does not fit.
-    static func walk(_ reader: inout ByteReader, in range: Range<Int>, visit: (inout ByteReader, Box) -> Void) {
-        var offset = range.lowerBound
-        while offset + 8 <= range.upperBound, let size32 = reader.u32be(at: offset), let type = reader.bytes(at: offset + 4, 4) {
+    /// Hands each box in `range` to `visit`, at most `limit` of them; stops at a box that does not
+    /// fit. Returns how many it handed over.
+    @discardableResult
+    static func walk(_ reader: inout ByteReader, in range: Range<Int>, limit: Int = .max, visit: (inout ByteReader, Box) -> Void) -> Int {
+        var offset = range.lowerBound, visited = 0
+        while visited < limit, offset + 8 <= range.upperBound, let size32 = reader.u32be(at: offset), let type = reader.bytes(at: offset + 4, 4) {
             var size = size32, headerSize = 8
             if size == 1 {
-                guard let high = reader.u32be(at: offset + 8), let low = reader.u32be(at: offset + 12) else { return }
+                guard let high = reader.u32be(at: offset + 8), let low = reader.u32be(at: offset + 12) else { return visited }
                 size = high << 32 | low
                 headerSize = 16
             } else if size == 0 {
                 size = range.upperBound - offset
             }
-            guard size >= headerSize, size <= range.upperBound - offset else { return }
+            guard size >= headerSize, size <= range.upperBound - offset else { return visited }
             visit(&reader, Box(type: String(decoding: type, as: UTF8.self), offset: offset, headerSize: headerSize, size: size))
+            visited += 1
             offset += size
         }
+        return visited
     }
 
     /// The brands of the `ftyp` box that opens the file: its major brand, then its compatible ones.
