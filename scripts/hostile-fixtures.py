@@ -16,6 +16,7 @@ The families, by file name:
                          and as ImageMagick's hex "Raw profile type exif"
   webp-lossless-16383.webp  16383x16383 VP8L of one colour (a few dozen bytes: every pixel codes in 0 bits)
   webp-anim-2000.webp    2,000 ANMF frames of 2500x2500, each a one-colour VP8L
+  webp-lossy-alpha-8191.webp  8191x8191 lossy WebP whose alpha plane is a one-colour VP8L stream
   tiff-float64-extras.tif   2000x2000 RGB + 13 float64 extra samples, one deflate strip
   tiff-rgba16-strip.tif  4400x4400 RGBA 16-bit in one deflate strip
   tiff-100k-ifds.tif     100,000 IFDs of 1x1
@@ -170,6 +171,18 @@ def riff_chunk(kind, data):
 
 def u24(value):
     return struct.pack("<I", value)[:3]
+
+
+def webp_lossy_alpha(size):
+    """A `size` x `size` lossy WebP (VP8X) whose ALPH chunk is a one-colour VP8L stream (libwebp
+    decodes a lossless alpha plane into a whole-image ARGB buffer, 4 bytes a pixel, beside the
+    plane), its VP8 frame a header and zeros."""
+    alpha = b"\x01" + vp8l_one_colour(size, size)[5:]  # compression 1; the stream without its 5-byte header
+    partition = bytes(64)
+    frame = (struct.pack("<I", 0x10 | (len(partition) << 5))[:3] + b"\x9d\x01\x2a"
+             + struct.pack("<HH", size, size) + partition)
+    vp8x = bytes([0x10, 0, 0, 0]) + u24(size - 1) + u24(size - 1)
+    return riff(riff_chunk(b"VP8X", vp8x) + riff_chunk(b"ALPH", alpha) + riff_chunk(b"VP8 ", frame))
 
 
 def webp_lossless(size):
@@ -571,6 +584,7 @@ FAMILIES = {
     "tiff-exif-fanout.tif": (tiff_exif_fanout, tiff_exif_fanout),
     "tiff-overlapping-ifds.tif": (tiff_overlapping_ifds, lambda: tiff_overlapping_ifds(400, 512)),
     "gif-frame-past-screen.gif": (gif_frame_past_screen, lambda: gif_frame_past_screen(2000)),
+    "webp-lossy-alpha-8191.webp": (lambda: webp_lossy_alpha(8191), lambda: webp_lossy_alpha(8191)),
     "heif-iref-500k.heic": (lambda: heif_references(20_000, 500_000), lambda: heif_references(1_100, 1_100)),
     "heif-iref-10k.heic": (lambda: heif_references(1_000, 10_000), None),
     "heif-ipma-1m.heic": (lambda: heif_associations(20_000, 50), lambda: heif_associations(1_100, 2)),

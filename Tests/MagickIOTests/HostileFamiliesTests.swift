@@ -74,6 +74,14 @@ struct HostileFamiliesTests {
         })
     }
 
+    @Test("an 8191x8191 lossy WebP with a losslessly compressed alpha plane: its size read, the thumbnail refused by the budget",
+          .timeLimit(.minutes(5)))
+    func lossyWebPAlphaPlane() throws {
+        try Self.check("webp-lossy-alpha-8191.webp", properties: {
+            #expect($0.json["pixelWidth"] as? Int == 8191 && $0.json["hasAlpha"] as? Bool == true, "\($0.summary)")
+        }, thumbnail: { #expect($0.errorKind == "limitExceeded", "\($0.summary)") })
+    }
+
     @Test("an animated WebP of 2,000 frames of 2500x2500: frames capped, frame 0 thumbnailed alone",
           .timeLimit(.minutes(5)))
     func manyWebPFrames() throws {

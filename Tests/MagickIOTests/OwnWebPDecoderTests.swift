@@ -165,6 +165,13 @@ struct OwnWebPDecoderTests {
         let lossy = DecodeEstimate.streamed(format: .webp, header: header, stored: (16383, 16383), decoded: (512, 512),
                                             output: (256, 256))
         #expect(lossy.bytes < 16 << 20)
+        // A lossy picture's alpha plane is decoded at full size, and a losslessly compressed one
+        // through a whole-image ARGB buffer: an 8191x8191 one peaked at 354 MiB.
+        header.hasAlpha = true
+        for estimate in [DecodeEstimate.streamed(format: .webp, header: header, stored: (8191, 8191), decoded: (256, 256), output: (256, 256)),
+                         DecodeEstimate(format: .webp, header: header, width: 8191, height: 8191, jpegHint: nil)] {
+            #expect(estimate.bytes >= 8191 * 8191 * 5 && estimate.bytes > DecodingOptions().memoryBudget, "\(estimate)")
+        }
     }
 
     @Test("a 24 MP lossy WebP thumbnails at default settings in at most 48 MiB", .timeLimit(.minutes(10)),

@@ -9,7 +9,8 @@
 ///   coded sample, whatever the DCT scale); baseline: a few rows.
 /// - PNG, interlaced: libpng's copy of the whole image (its stored bytes per pixel); plain: a row.
 /// - GIF: the frame's colour indices and ImageMagick's decode buffers (about 3 bytes a pixel).
-/// - WebP: libwebp's RGBA output (4 bytes a pixel, and a little more).
+/// - WebP: libwebp's RGBA output (4 bytes a pixel, and a little more); a lossy picture with an
+///   alpha plane, also the plane and the lossless decode of it (5 bytes a pixel, ``alphaPlaneBytes``).
 /// - TIFF: what ImageMagick's coder and libtiff allocate for the page's layout (strips, tiles or
 ///   the whole image; samples, bit depth, predictor: ``TIFFLayout``); the costliest layout when
 ///   the page's cannot be read.
@@ -73,6 +74,9 @@ struct DecodeEstimate: Sendable, Hashable {
             extra = decoded.saturatingTimes(3)
         case .webp:
             extra = decoded.saturatingTimes(5)
+            if header?.isLossless == false, header?.hasAlpha != false {
+                extra = decoded.saturatingTimes(4).saturatingPlus(Self.alphaPlaneBytes(stored))
+            }
         case .tiff:
             let pages = header?.tiffPages ?? []
             let layout = pages.indices.contains(page) ? pages[page] : TIFFLayout.costliest(width: width, height: height)
@@ -97,6 +101,14 @@ struct DecodeEstimate: Sendable, Hashable {
         self.bytes = total.saturatingPlus(total / 16).saturatingPlus(overhead)
     }
 
+    /// What a lossy WebP's alpha plane costs libwebp, at whatever scale the picture is decoded:
+    /// the plane at full size (a byte a pixel) and, for an `ALPH` chunk compressed losslessly
+    /// (MagickIO does not look which), the VP8L decoder's whole ARGB image of it (4 bytes a pixel
+    /// unless the plane is palette-coded). An 8191x8191 lossy WebP of 177 KB peaked at 354 MiB.
+    static func alphaPlaneBytes(_ storedPixels: Int) -> Int {
+        storedPixels.saturatingTimes(5)
+    }
+
     /// What a thumbnail's resize adds to its decode: the result and its copy, 16-bit RGBA (16
     /// bytes a pixel), and the resampler's rows of the decoded width (a few rows of 4 floats).
     static func resizeBytes(from decodedWidth: Int, to output: (width: Int, height: Int)) -> Int {
@@ -113,8 +125,8 @@ struct DecodeEstimate: Sendable, Hashable {
     /// (its planes, the codec's frames, the RGB(A) copy the rows come from), and its codec's
     /// allowance. A WebP: libwebp's scaled RGBA output, the `fileBytes` its incremental decoder
     /// appends, and its state: for a lossless bitstream (or one not known to be lossy) the whole
-    /// stored image and its transforms (5 bytes a pixel), for a lossy one its alpha plane and
-    /// the alpha's own decode (2 bytes a pixel, when it may have alpha) and its rows.
+    /// stored image and its transforms (5 bytes a pixel), for a lossy one its rows and, when it
+    /// may have alpha, ``alphaPlaneBytes``.
     static func streamed(format: ImageFormat, header: ImageHeader?, stored: (width: Int, height: Int),
                          decoded: (width: Int, height: Int), output: (width: Int, height: Int),
                          fileBytes: Int = 0) -> DecodeEstimate {
@@ -127,7 +139,7 @@ struct DecodeEstimate: Sendable, Hashable {
         if format == .webp {
             let lossless = header?.isLossless ?? true
             let state = lossless ? storedPixels.saturatingTimes(5)
-                : storedPixels.saturatingTimes(header?.hasAlpha == false ? 0 : 2).saturatingPlus(stored.width.saturatingTimes(64))
+                : (header?.hasAlpha == false ? 0 : alphaPlaneBytes(storedPixels)).saturatingPlus(stored.width.saturatingTimes(64))
             extra = decoded.width.saturatingTimes(decoded.height).saturatingTimes(4)
                 .saturatingPlus(fileBytes).saturatingPlus(state)
         }
