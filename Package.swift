@@ -67,9 +67,16 @@ let package = Package(
             dependencies: ["CMagickWand"],
             path: "Sources/CMagickCompat"
         ),
+        // The process side of the decode workers (Isolation): the entry a worker takes before the
+        // program's main, its spawn, descriptor passing and limits. C because a constructor,
+        // posix_spawn's file actions and SCM_RIGHTS messages are C's. libc only.
+        .target(
+            name: "CWorker",
+            path: "Sources/CWorker"
+        ),
         .target(
             name: "MagickIO",
-            dependencies: ["CMagickWand", "CMagickCompat", "CHeif", "CCodecs", "CMagickMemory", "CResample"]
+            dependencies: ["CMagickWand", "CMagickCompat", "CHeif", "CCodecs", "CMagickMemory", "CResample", "CWorker"]
         ),
         .target(
             name: "ExampleSupport",

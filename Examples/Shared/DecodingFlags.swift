@@ -17,7 +17,7 @@ public enum StrictnessChoice: String, CaseIterable, ExpressibleByArgument, Senda
     }
 }
 
-/// The decoding limits the tools share (`--memory-budget`, `--strictness`, `--time-limit`),
+/// The decoding limits the tools share (`--memory-budget`, `--strictness`, `--time-limit`, `--isolation`),
 /// mapped to ``DecodingOptions``. argument-parser prints each default after its help.
 public struct DecodingFlags: ParsableArguments, Sendable {
     @Option(name: .customLong("memory-budget"),
@@ -35,6 +35,11 @@ public struct DecodingFlags: ParsableArguments, Sendable {
             help: ArgumentHelp("The most time one file may take, in seconds (0: no limit).", valueName: "SECONDS"))
     public var timeLimit: Double = 10
 
+    @Option(help: ArgumentHelp("Where files are decoded: process (in worker processes the kernel holds to the memory "
+                               + "budget and the time limit; a decoder that crashes or runs away costs a worker, never "
+                               + "this program) or in-process (for trusted files).", valueName: "process|in-process"))
+    public var isolation: IsolationChoice = .process
+
     public init() {}
 
     public func validate() throws {
@@ -48,8 +53,16 @@ public struct DecodingFlags: ParsableArguments, Sendable {
 
     /// The options a source is opened with.
     public var options: DecodingOptions {
-        DecodingOptions(memoryBudget: memoryBudget << 20,
-                        timeLimit: timeLimit > 0 ? .milliseconds(Int64((timeLimit * 1000).rounded(.up))) : nil,
-                        strictness: strictness.strictness)
+        var options = DecodingOptions(memoryBudget: memoryBudget << 20,
+                                      timeLimit: timeLimit > 0 ? .milliseconds(Int64((timeLimit * 1000).rounded(.up))) : nil,
+                                      strictness: strictness.strictness)
+        options.isolation = isolation == .process ? .process : .inProcess
+        return options
     }
+}
+
+/// `--isolation`'s values.
+public enum IsolationChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
+    case process
+    case inProcess = "in-process"
 }

@@ -107,3 +107,56 @@ const char *cmc_build_mismatch(void) {
     }
     return NULL;
 }
+
+// The chromaticity primaries and white point: ImageMagick 7 gives each a z as well.
+void cmc_get_primaries(MagickWand *wand, double values[8]) {
+#if MagickLibVersion >= 0x700
+    double z;
+    MagickGetImageRedPrimary(wand, &values[0], &values[1], &z);
+    MagickGetImageGreenPrimary(wand, &values[2], &values[3], &z);
+    MagickGetImageBluePrimary(wand, &values[4], &values[5], &z);
+    MagickGetImageWhitePoint(wand, &values[6], &values[7], &z);
+#else
+    MagickGetImageRedPrimary(wand, &values[0], &values[1]);
+    MagickGetImageGreenPrimary(wand, &values[2], &values[3]);
+    MagickGetImageBluePrimary(wand, &values[4], &values[5]);
+    MagickGetImageWhitePoint(wand, &values[6], &values[7]);
+#endif
+}
+
+void cmc_set_primaries(MagickWand *wand, const double values[8]) {
+#if MagickLibVersion >= 0x700
+    MagickSetImageRedPrimary(wand, values[0], values[1], 0.0);
+    MagickSetImageGreenPrimary(wand, values[2], values[3], 0.0);
+    MagickSetImageBluePrimary(wand, values[4], values[5], 0.0);
+    MagickSetImageWhitePoint(wand, values[6], values[7], 0.0);
+#else
+    MagickSetImageRedPrimary(wand, values[0], values[1]);
+    MagickSetImageGreenPrimary(wand, values[2], values[3]);
+    MagickSetImageBluePrimary(wand, values[4], values[5]);
+    MagickSetImageWhitePoint(wand, values[6], values[7]);
+#endif
+}
+
+// The names of the current image's artifacts, each followed by a newline, in one string the
+// caller frees (NULL when none). MagickGetImageArtifacts lists the image's properties instead
+// in ImageMagick 6.9.11, so the list is read from MagickCore.
+char *cmc_artifact_names(MagickWand *wand) {
+    Image *image = GetImageFromMagickWand(wand);
+    if (image == NULL) return NULL;
+    size_t length = 0;
+    ResetImageArtifactIterator(image);
+    for (const char *name = GetNextImageArtifact(image); name != NULL; name = GetNextImageArtifact(image)) {
+        length += strlen(name) + 1;
+    }
+    if (length == 0) return NULL;
+    char *names = malloc(length + 1);
+    if (names == NULL) return NULL;
+    names[0] = '\0';
+    ResetImageArtifactIterator(image);
+    for (const char *name = GetNextImageArtifact(image); name != NULL; name = GetNextImageArtifact(image)) {
+        strcat(names, name);
+        strcat(names, "\n");
+    }
+    return names;
+}

@@ -11,6 +11,14 @@
 import Foundation
 @_spi(Calibration) @_spi(Benchmarks) import MagickIO
 
+/// What the probe measures is a decode in this process: no decode worker (the estimate is of one
+/// decode's growth, wherever it runs), and no budget but the probe's own.
+let probeOptions: DecodingOptions = {
+    var options = DecodingOptions(memoryBudget: 1 << 40)
+    options.isolation = .inProcess
+    return options
+}()
+
 /// A field of /proc/self/status in bytes (`VmRSS`, `VmHWM`).
 func status(_ field: String) -> Int {
     let text = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
@@ -24,7 +32,7 @@ guard arguments.count >= 2 else {
     exit(2)
 }
 if arguments.count > 2, arguments[2] == "hold" {
-    let source = try ImageSource(url: URL(fileURLWithPath: arguments[1]), options: DecodingOptions(memoryBudget: 1 << 40))
+    let source = try ImageSource(url: URL(fileURLWithPath: arguments[1]), options: probeOptions)
     var held: [Image] = []
     var outcomes: [String] = []
     for _ in 0..<3 {
@@ -48,7 +56,7 @@ if arguments.count > 2, arguments[2] == "properties" {
     exit(0)
 }
 if arguments.count > 3, arguments[2] == "parallel", let threads = Int(arguments[3]) {
-    let source = try ImageSource(url: URL(fileURLWithPath: arguments[1]), options: DecodingOptions(memoryBudget: 1 << 40))
+    let source = try ImageSource(url: URL(fileURLWithPath: arguments[1]), options: probeOptions)
     let before = ImageSource.pixelCacheInUse
     let wholeDecode = {
         var options = ThumbnailOptions()
@@ -91,7 +99,7 @@ if arguments.count > 3, arguments[2] == "parallel", let threads = Int(arguments[
 let thumbnailSize = arguments.count > 2 ? Int(arguments[2]) : nil
 do {
     // A generous budget: the probe measures, the guard is tested elsewhere.
-    let options = DecodingOptions(memoryBudget: 1 << 40)
+    let options = probeOptions
     let source = try ImageSource(url: URL(fileURLWithPath: arguments[1]), options: options)
     let estimate = try thumbnailSize.map { try source.estimatedThumbnailBytes(maxPixelSize: $0) }
         ?? source.estimatedDecodeBytes(at: 0)

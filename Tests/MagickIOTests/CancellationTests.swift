@@ -23,7 +23,7 @@ struct CancellationTests {
     @Test("a time limit reaches a decode under way between two rows, once its clock has run out",
           .timeLimit(.minutes(10)), arguments: ["image", "thumbnail"])
     func deadlineBetweenRows(call: String) throws {
-        let source = try ImageSource(url: twelveMegapixels)
+        let source = try ImageSource(url: twelveMegapixels, options: DecodingOptions().inProcess)
         // The clock starts at the decode's first progress point, with nothing left of its limit.
         let interrupt = Interrupt(timeLimit: .zero, startsNow: false)
         let outcome = Self.atFirstProgress(interrupt, do: { interrupt.begin() }) { () throws(MagickIOError) in
@@ -43,7 +43,7 @@ struct CancellationTests {
     @Test("a stop reaches a decode under way between two rows, through ImageMagick's progress callback",
           .timeLimit(.minutes(10)))
     func stopBetweenRows() throws {
-        let source = try ImageSource(url: twelveMegapixels)
+        let source = try ImageSource(url: twelveMegapixels, options: DecodingOptions().inProcess)
         let interrupt = Interrupt()
         let outcome = Self.cancelAtFirstProgress(interrupt) { () throws(MagickIOError) in
             _ = try source.image(at: 0, interrupt: interrupt)
@@ -59,7 +59,7 @@ struct CancellationTests {
         let url = format == "jpeg" ? twelveMegapixels : try LargeImages.cached("12mp-rgba.png") {
             try LargeImages.writePNG(to: $0, width: 4000, height: 3000, alpha: true)
         }
-        let source = try ImageSource(url: url)
+        let source = try ImageSource(url: url, options: DecodingOptions().inProcess)
         let interrupt = Interrupt()
         let outcome = Self.cancelAtFirstProgress(interrupt) { () throws(MagickIOError) in
             _ = try source.thumbnail(.maxPixelSize(1024), at: 0, allowUpscale: false, options: ThumbnailOptions(),
@@ -137,7 +137,7 @@ struct CancellationTests {
 
     @Test("cancelling the task stops its decode and throws cancelled", .timeLimit(.minutes(10)))
     func taskCancellation() async throws {
-        let source = try ImageSource(url: twelveMegapixels)
+        let source = try ImageSource(url: twelveMegapixels, options: DecodingOptions().inProcess)
         // The decode is under way (waiting at ImageMagick's cache gate, which a thread of the test
         // holds) when the task is cancelled. That thread, not the test's task, makes the task,
         // cancels it and lets the gate go: nothing it waits for needs Swift's cooperative threads,

@@ -210,7 +210,7 @@ struct OwnDecoderTests {
         let url = format == "jpeg"
             ? try LargeImages.cached("12mp.jpg") { try LargeImages.writeJPEG(to: $0, width: 4000, height: 3000, quality: 90) }
             : try LargeImages.cached("12mp-rgba.png") { try LargeImages.writePNG(to: $0, width: 4000, height: 3000, alpha: true) }
-        let source = try ImageSource(url: url)
+        let source = try ImageSource(url: url, options: DecodingOptions().inProcess)
         let two = try CacheGate.$idleCoreOverride.withValue(true) { try source.thumbnail(maxPixelSize: 1024) }
         let one = try CacheGate.$idleCoreOverride.withValue(false) { try source.thumbnail(maxPixelSize: 1024) }
         #expect(two.decoder != .imageMagick && two.decoder == one.decoder)

@@ -195,7 +195,7 @@ struct OwnTIFFDecoderTests {
 
     @Test("a TIFF thumbnail decoded on two threads is the one decoded on one", .timeLimit(.minutes(10)))
     func pipelined() throws {
-        let source = try ImageSource(url: try Self.large("24mp-lzw.tif"))
+        let source = try ImageSource(url: try Self.large("24mp-lzw.tif"), options: DecodingOptions().inProcess)
         let two = try CacheGate.$idleCoreOverride.withValue(true) { try source.thumbnail(maxPixelSize: 300) }
         let one = try CacheGate.$idleCoreOverride.withValue(false) { try source.thumbnail(maxPixelSize: 300) }
         #expect(two.decoder == .libtiff && one.decoder == .libtiff)

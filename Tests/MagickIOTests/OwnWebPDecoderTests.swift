@@ -191,7 +191,7 @@ struct OwnWebPDecoderTests {
     @Test("a WebP thumbnail decoded on two threads is the one decoded on one", .timeLimit(.minutes(10)))
     func pipelined() throws {
         // 2048 wide: libwebp shrinks by 2 (5579x1078, over the pipelining threshold).
-        let source = try ImageSource(url: try Self.twentyFourMegapixelWebP())
+        let source = try ImageSource(url: try Self.twentyFourMegapixelWebP(), options: DecodingOptions().inProcess)
         let two = try CacheGate.$idleCoreOverride.withValue(true) { try source.thumbnail(maxPixelSize: 2048) }
         let one = try CacheGate.$idleCoreOverride.withValue(false) { try source.thumbnail(maxPixelSize: 2048) }
         #expect(two.decoder == .libwebp && one.decoder == .libwebp)
@@ -201,7 +201,7 @@ struct OwnWebPDecoderTests {
 
     @Test("a stop reaches the WebP decoder between two rows", .timeLimit(.minutes(10)))
     func stopsBetweenRows() throws {
-        let source = try ImageSource(url: try Self.twentyFourMegapixelWebP())
+        let source = try ImageSource(url: try Self.twentyFourMegapixelWebP(), options: DecodingOptions().inProcess)
         let interrupt = Interrupt()
         let outcome = CancellationTests.cancelAtFirstProgress(interrupt) { () throws(MagickIOError) in
             _ = try source.thumbnail(.maxPixelSize(1024), at: 0, allowUpscale: false, options: ThumbnailOptions(),

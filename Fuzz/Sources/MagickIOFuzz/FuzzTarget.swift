@@ -28,11 +28,19 @@ enum Driver {
 /// swallowed; anything else ends the process so that libFuzzer keeps the input: a crash or
 /// sanitizer report (by itself), an error kind that bad input must never cause, or a thumbnail of
 /// an impossible size.
+/// The decoders run in the fuzzer's own process, where its coverage and sanitizers see them (a
+/// decode worker would hide them).
+func inProcess(_ options: DecodingOptions) -> DecodingOptions {
+    var options = options
+    options.isolation = .inProcess
+    return options
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let data = bytes.map { Data(bytes: $0, count: count) } ?? Data()
     do {
-        let source = try ImageSource(data: data)
+        let source = try ImageSource(data: data, options: inProcess(DecodingOptions()))
         guard source.count > 0 else { fatalError("a source opened with no frames") }
         for index in 0..<min(source.count, 4) {
             let properties = try source.properties(at: index)
@@ -68,7 +76,7 @@ public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         // An animation's frames, composited one at a time, and written back: at most eight of them,
         // so that a file of a thousand big frames stays within libFuzzer's timeout.
         if source.count > 1 {
-            let firstFrames = try ImageSource(data: data, options: DecodingOptions(maxFrameCount: 8))
+            let firstFrames = try ImageSource(data: data, options: inProcess(DecodingOptions(maxFrameCount: 8)))
             let animated = try firstFrames.thumbnail(maxPixelSize: 32, options: ThumbnailOptions(animated: true))
             guard animated.frameCount >= 1, animated.frameCount <= firstFrames.count, animated.frameDelays.count == animated.frameCount
                     || animated.frameCount == 1 else {

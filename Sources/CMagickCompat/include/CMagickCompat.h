@@ -20,6 +20,14 @@ typedef void (*CMCExceptionVisitor)(void *context, ExceptionType severity, const
 /// argument ImageMagick 7 dropped).
 MagickBooleanType cmc_resize_image(MagickWand *wand, size_t columns, size_t rows, CMCFilter filter);
 
+/// The image's red, green and blue primaries and white point (x, y each), as 8 values; and set.
+void cmc_get_primaries(MagickWand *wand, double values[8]);
+void cmc_set_primaries(MagickWand *wand, const double values[8]);
+
+/// The names of the current image's artifacts, each followed by a newline (free()d by the caller;
+/// NULL when none).
+char *cmc_artifact_names(MagickWand *wand);
+
 /// Visits each exception in the wand's list, oldest first, without clearing them. ImageMagick 7
 /// keeps every exception of a read there (its images carry none); 6 keeps the most severe only
 /// that matters there (MagickGetException), so nothing is visited. Visits nothing, either, when the

@@ -41,6 +41,12 @@ final class Interrupt: Sendable {
         cancelled.store(true, ordering: .relaxed)
     }
 
+    /// How long the work has run since ``begin()`` (zero before).
+    var elapsed: Duration {
+        let start = started.load(ordering: .relaxed)
+        return start > 0 ? ContinuousClock.now - (origin + .nanoseconds(start)) : .zero
+    }
+
     /// Why the work must stop, or nil to go on.
     var stopReason: Reason? {
         if cancelled.load(ordering: .relaxed) { return .cancelled }

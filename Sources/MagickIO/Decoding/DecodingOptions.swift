@@ -46,6 +46,10 @@ public struct DecodingOptions: Sendable, Hashable {
     /// without it, and one that keeps it throws ``MagickIOError/Kind/limitExceeded``. Default:
     /// 16 MiB.
     public var maxMetadataBytes: Int
+    /// Where the decodes of the source run: in a worker process the kernel holds to
+    /// ``memoryBudget`` and the time limit (``Isolation/process``), or in this process
+    /// (``Isolation/inProcess``, for trusted input). Properties are read in this process either way.
+    public var isolation: Isolation = .process
     /// Tests only: ImageMagick's heap share of every decode (``HeapBudget``) instead of the one
     /// derived from ``memoryBudget``, so that a normal file reaches the backstop.
     var heapShareForTesting: Int?

@@ -176,6 +176,10 @@ public struct ImageSource: Sendable {
 
     func image(at index: Int, interrupt: Interrupt?) throws(MagickIOError) -> Image {
         try checkFrame(index)
+        if isolatesDecodes {
+            return try DecodeWorkers.run(.image(index: index), source: self,
+                                         interrupt: interrupt ?? decodingOptions.timeLimit.map { Interrupt(timeLimit: $0) })
+        }
         return try withDecoded(frame: index, interrupt: interrupt) { wand, warnings throws(MagickIOError) in
             Image(wand: wand.clone(), orientation: frames[index].orientation, warnings: warnings.map(\.message))
         }

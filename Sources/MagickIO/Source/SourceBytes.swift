@@ -77,8 +77,8 @@ final class OpenFile: Sendable {
     }
 
     /// Takes a duplicate of `descriptor` (the caller keeps and closes its own), which must be a
-    /// regular file.
-    init(duplicating descriptor: Int32) throws(MagickIOError) {
+    /// regular file; `path` names it in messages (its `/proc` link when nil).
+    init(duplicating descriptor: Int32, path: String? = nil) throws(MagickIOError) {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
             throw MagickIOError.errno("descriptor \(descriptor)")
@@ -92,7 +92,7 @@ final class OpenFile: Sendable {
         }
         self.descriptor = duplicate
         self.size = Int(status.st_size)
-        self.path = "/proc/self/fd/\(duplicate)"
+        self.path = path ?? "/proc/self/fd/\(duplicate)"
     }
 
     deinit {

@@ -53,6 +53,10 @@ extension ImageSource {
         // One clock for the whole call: the embedded thumbnail, the own decoders and ImageMagick's
         // read all count against the same time limit (an async call's starts when its work starts).
         let interrupt = interrupt ?? decodingOptions.timeLimit.map { Interrupt(timeLimit: $0) }
+        if isolatesDecodes, !options.animated {
+            return try DecodeWorkers.run(.thumbnail(request, index: index, allowUpscale: allowUpscale, options: options),
+                                         source: self, interrupt: interrupt)
+        }
         // An animated thumbnail (every frame of a GIF or WebP) is a pipeline of its own
         // (AnimatedThumbnail.swift): many pictures, each resampled as it is composited.
         if options.animated, let image = try animatedThumbnail(request, at: index, allowUpscale: allowUpscale, options: options,

@@ -125,8 +125,9 @@ public final class Thumbnailer: Sendable {
         let cost = try plan.cost.get()
         try await queue.enter(cost: cost)
         defer { queue.leave(cost: cost) }
-        // An animation's pipeline plans its frames itself (AnimatedThumbnail.swift).
-        if thumbnailOptions.animated {
+        // An animation's pipeline plans its frames itself (AnimatedThumbnail.swift); a decode
+        // worker plans its own thumbnail (the plan here was for the cost).
+        if thumbnailOptions.animated || source.isolatesDecodes {
             return try await source.asyncThumbnail(request, at: frame, allowUpscale: allowUpscale, options: thumbnailOptions)
         }
         return try await source.asyncThumbnail(plan, options: thumbnailOptions)

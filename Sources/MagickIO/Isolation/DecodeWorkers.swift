@@ -1,0 +1,222 @@
+internal import CWorker
+import Foundation
+
+/// One decode worker: a process started from this program's own executable (see ``Worker``),
+/// its socket, and the data-segment limit the kernel holds it to.
+final class DecodeWorker: @unchecked Sendable {
+    let pid: pid_t
+    let socket: Int32
+    /// RLIMIT_DATA's hard limit, set when it started: a request that needs more gets a new worker
+    /// (a process cannot raise its own hard limit, and neither can its host without privileges).
+    let dataLimit: Int
+
+    init(dataLimit: Int) throws(MagickIOError) {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw MagickIOError.errno("cannot make a decode worker's socket")
+        }
+        let pid = mio_worker_spawn(pair[1])
+        close(pair[1])
+        guard pid > 0 else {
+            close(pair[0])
+            throw MagickIOError.errno("cannot start a decode worker")
+        }
+        self.pid = pid
+        socket = pair[0]
+        self.dataLimit = dataLimit
+        if !Self.underSanitizer {
+            mio_worker_limit(pid, UInt64(dataLimit), 0)
+        }
+    }
+
+    /// A sanitizer's shadow memory counts in the data segment: under one, no limit is set (the
+    /// sanitizer runs test the workers' other walls; the plain run tests this one).
+    static let underSanitizer = mio_under_sanitizer() != 0
+
+    /// Ends the worker now, whatever it is doing (its end is reaped by whoever waits for it).
+    func kill() {
+        Glibc.kill(pid, SIGKILL)
+    }
+
+    deinit {
+        close(socket)  // an idle worker ends at the end of its stream
+        Glibc.kill(pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+    }
+}
+
+/// The decode workers MagickIO keeps (``Isolation/process``): started when a decode needs one and
+/// none is idle, reused, and replaced when one dies or is killed. A decode takes an idle worker, or
+/// starts one; so the number running follows the decodes running (a ``Thumbnailer``'s places).
+enum DecodeWorkers {
+    private static let idle = Locked<[DecodeWorker]>([])
+    /// Idle workers kept for the next decodes; more than this end when their decode is done.
+    static let keptIdle = max(ProcessInfo.processInfo.activeProcessorCount, 2)
+    /// What a worker's data segment holds before it decodes anything (the Swift runtime,
+    /// ImageMagick, the codecs, its threads' stacks), on top of which its decode's budget goes.
+    static let baseline = 192 << 20
+    /// How long past the time limit a worker may run before it is killed: the worker stops itself
+    /// at its time limit between rows; this is for the work that cannot be stopped there.
+    static let grace: Duration = .seconds(1)
+    /// How often a waiting host looks at cancellation and at the worker's memory.
+    private static let tick: Int32 = 20
+
+    /// Runs `request` on `source`'s bytes in a worker and returns the image it made, or the error
+    /// it threw, or what its end means (see ``Isolation``).
+    static func run(_ operation: WorkerRequest.Operation, source: ImageSource, interrupt: Interrupt?) throws(MagickIOError) -> Image {
+        let options = source.decodingOptions
+        let dataLimit = baseline.saturatingPlus(options.memoryBudget)
+        let worker = try take(dataLimit: dataLimit)
+        var returned = false
+        defer { if returned { give(worker) } }
+
+        let (descriptor, fromMemory, path) = try describe(source.bytes)
+        defer { if fromMemory { close(descriptor) } }
+        var timeLeft: Int?
+        if let limit = options.timeLimit {
+            let elapsed = interrupt?.elapsed ?? .zero
+            timeLeft = WorkerRequest.nanoseconds(max(limit - elapsed, .zero))
+        }
+        let request = WorkerRequest(operation: operation, decoding: options, fromMemory: fromMemory, path: path, timeLeft: timeLeft)
+        let message = request.encoded()
+        guard message.withUnsafeBytes({ mio_worker_send(worker.socket, $0.baseAddress, $0.count, descriptor) }) == 0 else {
+            throw ended(worker, limit: dataLimit, peak: 0)
+        }
+        let deadline = timeLeft.map { ContinuousClock.now + .nanoseconds($0) + grace }
+        var peak = 0
+        while true {
+            var poll = pollfd(fd: worker.socket, events: Int16(POLLIN), revents: 0)
+            let ready = Glibc.poll(&poll, 1, tick)
+            if ready > 0 { break }
+            peak = max(peak, Int(mio_data_segment(worker.pid)))
+            if let deadline, ContinuousClock.now > deadline, let limit = options.timeLimit {
+                worker.kill()
+                throw MagickIOError(.limitExceeded, "the decoder ran past the time limit of \(WorkerRequest.nanoseconds(limit) / 1_000_000) ms and was stopped",
+                                    limit: .init(name: "time", requested: WorkerRequest.nanoseconds(limit + grace) / 1_000_000,
+                                                 limit: WorkerRequest.nanoseconds(limit) / 1_000_000))
+            }
+            if case .cancelled = interrupt?.stopReason {
+                worker.kill()
+                throw MagickIOError(.cancelled, "the operation was cancelled")
+            }
+        }
+        var length: Int64 = 0
+        var answer: Int32 = -1
+        let received = mio_worker_receive(worker.socket, &length, 8, &answer)
+        guard received == 8, answer >= 0 else {
+            if answer >= 0 { close(answer) }
+            throw ended(worker, limit: dataLimit, peak: peak)
+        }
+        defer { close(answer) }
+        let image = try read(answer, headerLength: Int(Int64(littleEndian: length)))
+        returned = true
+        return try image.get()
+    }
+
+    /// At the program's exit, the idle workers end and are reaped, so that what they used counts in
+    /// the program's own resource usage (a parent's `wait4`, `/usr/bin/time`), as a decode in
+    /// process would.
+    private static let endsAtExit: Void = {
+        atexit { DecodeWorkers.endIdle() }
+    }()
+
+    static func endIdle() {
+        let workers = idle.withLock { workers in
+            defer { workers.removeAll() }
+            return workers
+        }
+        _ = workers  // each ends and is reaped as it goes (DecodeWorker.deinit)
+    }
+
+    /// An idle worker whose limit is `dataLimit`, or a new one.
+    private static func take(dataLimit: Int) throws(MagickIOError) -> DecodeWorker {
+        endsAtExit
+        let found = idle.withLock { workers -> DecodeWorker? in
+            guard let index = workers.lastIndex(where: { $0.dataLimit == dataLimit }) else { return nil }
+            return workers.remove(at: index)
+        }
+        if let found { return found }
+        return try DecodeWorker(dataLimit: dataLimit)
+    }
+
+    private static func give(_ worker: DecodeWorker) {
+        idle.withLock { workers in
+            if workers.count >= keptIdle { workers.removeFirst() }
+            workers.append(worker)
+        }
+    }
+
+    /// The descriptor the worker reads: a file source's own, or a memory file holding an
+    /// in-memory source's bytes (closed by the caller).
+    private static func describe(_ bytes: SourceBytes) throws(MagickIOError) -> (Int32, fromMemory: Bool, path: String) {
+        switch bytes {
+        case .file(let file):
+            return (file.descriptor, false, file.path)
+        case .memory(let data):
+            let file = mio_memory_file("magickio-source")
+            guard file >= 0 else { throw MagickIOError.errno("cannot make a memory file for a decode worker") }
+            let written = data.withUnsafeBytes { raw -> Bool in
+                var at = 0
+                while at < raw.count {
+                    let got = write(file, raw.baseAddress! + at, raw.count - at)
+                    if got < 0, errno == EINTR { continue }
+                    guard got > 0 else { return false }
+                    at += got
+                }
+                return true
+            }
+            guard written else {
+                close(file)
+                throw MagickIOError.errno("cannot write a decode worker's memory file")
+            }
+            return (file, true, "")
+        }
+    }
+
+    /// Why a worker that did not answer ended: stopped for memory (it said so as it crashed, see
+    /// `mio_worker_handle_crashes`; or the kernel's OOM killer ended it; or its data segment was
+    /// seen at its limit), or crashed on the file. Reaps it.
+    private static func ended(_ worker: DecodeWorker, limit: Int, peak: Int) -> MagickIOError {
+        var status: Int32 = 0
+        while waitpid(worker.pid, &status, 0) < 0, errno == EINTR {}
+        let signal = status & 0x7F, exitStatus = status >> 8 & 0xFF
+        if (signal == 0 && exitStatus == MIO_WORKER_EXIT_MEMORY) || signal == SIGKILL || peak >= limit / 10 * 9 {
+            return MagickIOError(.limitExceeded, "the decoder needed more memory than its limit of \(limit >> 20) MiB and was stopped",
+                                 limit: .init(name: "memory", requested: limit, limit: limit))
+        }
+        return MagickIOError(.corruptImage, "the decoder crashed on this file (\(signal != 0 ? "signal \(signal)" : "exit \(exitStatus)"))")
+    }
+
+    /// The answer in the memory file `file`: the error, or the image made again from its pixels.
+    private static func read(_ file: Int32, headerLength: Int) throws(MagickIOError) -> Result<Image, MagickIOError> {
+        var status = stat()
+        let malformed = MagickIOError(.corruptImage, "the decoder gave an answer MagickIO cannot read")
+        guard fstat(file, &status) == 0, headerLength > 0, headerLength <= Int(status.st_size) else { throw malformed }
+        let size = Int(status.st_size)
+        guard let mapped = mmap(nil, size, PROT_READ, MAP_SHARED, file, 0), mapped != MAP_FAILED else { throw malformed }
+        defer { munmap(mapped, size) }
+        let response: WorkerResponse
+        do {
+            response = try WorkerResponse(UnsafeRawBufferPointer(start: mapped, count: headerLength))
+        } catch {
+            throw malformed
+        }
+        switch response {
+        case .failure(let error):
+            return .failure(error)
+        case let .image(snapshot, orientation, warnings, decoder, cropRect):
+            guard snapshot.pixelOffset >= headerLength, snapshot.pixelBytes <= size - snapshot.pixelOffset else { throw malformed }
+            // The image takes this process's pixel cache (8 bytes a pixel): through the gate, as
+            // any image made here.
+            let cacheBytes = snapshot.width.saturatingTimes(snapshot.height).saturatingTimes(8)
+            return .success(try CacheGate.shared.retryingAlone(cacheBytes) { () throws(MagickIOError) -> Image in
+                let wand = Wand()
+                try snapshot.restore(into: wand, pixels: mapped + snapshot.pixelOffset)
+                var image = Image(wand: wand, orientation: orientation, warnings: warnings, decoder: decoder)
+                image.cropRect = cropRect
+                return image
+            })
+        }
+    }
+}

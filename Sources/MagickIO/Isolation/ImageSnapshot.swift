@@ -1,0 +1,215 @@
+internal import CMagickCompat
+internal import CMagickWand
+import Foundation
+
+/// One image of a wand as it crosses from a decode worker to its host: the pixels, at 8 or 16
+/// bits a sample in the colour space's own channels, and what an encode reads besides them (colour
+/// space, alpha, depth, resolution, gamma, primaries, background, rendering intent, the orientation field, the coder's name, the page, every profile,
+/// property and artifact: a strip leaves `png:exclude-chunk`). No encoded file crosses: the host never runs a coder on what a worker gives.
+struct ImageSnapshot {
+    var width: Int
+    var height: Int
+    /// ImageMagick's channel map for the export ("RGB", "RGBA", "I", "IA", "CMYK", "CMYKA").
+    var map: String
+    /// 2 bytes a sample (1 is read too).
+    var sampleBytes: Int
+    var colorspace: Int
+    var depth: Int
+    var resolution: (x: Double, y: Double, units: Int)
+    var orientation: Int
+    var gamma: Double
+    var primaries: [Double]
+    /// Red, green, blue and alpha, 0...1.
+    var background: [Double]
+    var renderingIntent: Int
+    /// The coder's quality, compression and interlace (a PNG's writer takes its zlib level and
+    /// filter from the quality a JPEG was read with).
+    var quality: Int
+    var compression: Int
+    var interlace: Int
+    var format: String
+    var page: (width: Int, height: Int, x: Int, y: Int)
+    var profiles: [(name: String, bytes: [UInt8])]
+    var properties: [(name: String, value: String)]
+    var artifacts: [(name: String, value: String)]
+    /// Where the pixels lie in the response's memory file, and how many bytes they take.
+    var pixelOffset = 0
+    var pixelBytes: Int { width * height * map.count * sampleBytes }
+
+    /// The most of each a snapshot may carry: far past what a decode keeps (the metadata limit
+    /// caps what a file brings), small enough that a worker cannot make its host allocate much.
+    static let maxEntries = 4096
+    static let maxSide = 1 << 20
+
+    /// The wand's current image.
+    init(_ wand: Wand) {
+        let pointer = wand.pointer
+        width = wand.width
+        height = wand.height
+        let space = MagickGetImageColorspace(pointer)
+        let alpha = wand.hasAlpha
+        switch space {
+        case GRAYColorspace: map = alpha ? "IA" : "I"
+        case CMYKColorspace: map = alpha ? "CMYKA" : "CMYK"
+        default: map = alpha ? "RGBA" : "RGB"
+        }
+        colorspace = Int(space.rawValue)
+        depth = Int(MagickGetImageDepth(pointer))
+        // ImageMagick's own 16-bit quanta (Q16), whatever the depth says: an 8-bit image's quanta
+        // need not be multiples of 257, and the encoders (a PNG's palette) see them.
+        sampleBytes = 2
+        var x = 0.0, y = 0.0
+        MagickGetImageResolution(pointer, &x, &y)
+        resolution = (x, y, Int(MagickGetImageUnits(pointer).rawValue))
+        orientation = Int(MagickGetImageOrientation(pointer).rawValue)
+        gamma = MagickGetImageGamma(pointer)
+        primaries = [Double](repeating: 0, count: 8)
+        cmc_get_primaries(pointer, &primaries)
+        let colour = NewPixelWand()
+        MagickGetImageBackgroundColor(pointer, colour)
+        background = [PixelGetRed(colour), PixelGetGreen(colour), PixelGetBlue(colour), PixelGetAlpha(colour)]
+        DestroyPixelWand(colour)
+        renderingIntent = Int(MagickGetImageRenderingIntent(pointer).rawValue)
+        quality = Int(MagickGetImageCompressionQuality(pointer))
+        compression = Int(MagickGetImageCompression(pointer).rawValue)
+        interlace = Int(MagickGetImageInterlaceScheme(pointer).rawValue)
+        format = wand.imageFormat.rawValue
+        var pageWidth = 0, pageHeight = 0, pageX = 0, pageY = 0
+        MagickGetImagePage(pointer, &pageWidth, &pageHeight, &pageX, &pageY)
+        page = (pageWidth, pageHeight, pageX, pageY)
+        profiles = wand.profileNames().compactMap { name in wand.profile(name).map { (name, $0) } }
+        properties = wand.properties(matching: "*").sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        artifacts = Self.artifacts(of: wand)
+    }
+
+    private static func artifacts(of wand: Wand) -> [(name: String, value: String)] {
+        guard let names = cmc_artifact_names(wand.pointer) else { return [] }
+        defer { free(names) }
+        return String(cString: names).split(separator: "\n").compactMap { name in
+            guard let value = MagickGetImageArtifact(wand.pointer, String(name)) else { return nil }
+            defer { MagickRelinquishMemory(value) }
+            return (String(name), String(cString: value))
+        }
+    }
+
+    /// Writes the pixels into `buffer` (``pixelBytes`` of it).
+    func exportPixels(_ wand: Wand, into buffer: UnsafeMutableRawPointer) throws(MagickIOError) {
+        try wand.check(MagickExportImagePixels(wand.pointer, 0, 0, width, height, map, sampleBytes == 1 ? CharPixel : ShortPixel, buffer),
+                       fallback: .corruptImage)
+    }
+
+    /// The image made again in `wand` (whatever it held goes) from the pixels at `pixels`.
+    func restore(into wand: Wand, pixels: UnsafeRawPointer) throws(MagickIOError) {
+        let pointer = wand.pointer
+        do {
+            try wand.newImage(width: width, height: height, alpha: map.hasSuffix("A"))
+        } catch where error.kind == .corruptImage {
+            // ImageMagick gives no reason when its pixel cache is full: a pool error, which the
+            // gate runs again alone (``CacheGate/retryingAlone(_:_:)``).
+            throw MagickIOError(.limitExceeded, "ImageMagick's pixel cache has no room for a \(width)x\(height) image")
+        }
+        // The colour space first: ImageMagick imports a K channel into a CMYK image only.
+        MagickSetImageColorspace(pointer, ColorspaceType(rawValue: UInt32(colorspace)))
+        try wand.check(MagickImportImagePixels(pointer, 0, 0, width, height, map, sampleBytes == 1 ? CharPixel : ShortPixel, pixels),
+                       fallback: .corruptImage)
+        MagickSetImageDepth(pointer, depth)
+        MagickSetImageResolution(pointer, resolution.x, resolution.y)
+        MagickSetImageUnits(pointer, ResolutionType(rawValue: UInt32(resolution.units)))
+        MagickSetImageOrientation(pointer, OrientationType(rawValue: UInt32(orientation)))
+        MagickSetImageGamma(pointer, gamma)
+        cmc_set_primaries(pointer, primaries)
+        let colour = NewPixelWand()
+        PixelSetRed(colour, background[0])
+        PixelSetGreen(colour, background[1])
+        PixelSetBlue(colour, background[2])
+        PixelSetAlpha(colour, background[3])
+        MagickSetImageBackgroundColor(pointer, colour)
+        DestroyPixelWand(colour)
+        MagickSetImageRenderingIntent(pointer, RenderingIntent(rawValue: UInt32(renderingIntent)))
+        MagickSetImageCompressionQuality(pointer, quality)
+        MagickSetImageCompression(pointer, CompressionType(rawValue: UInt32(compression)))
+        MagickSetImageInterlaceScheme(pointer, InterlaceType(rawValue: UInt32(interlace)))
+        if !format.isEmpty { MagickSetImageFormat(pointer, format) }
+        MagickSetImagePage(pointer, page.width, page.height, page.x, page.y)
+        for (name, bytes) in profiles {
+            try wand.setProfile(name, bytes)
+        }
+        for (name, value) in properties {
+            MagickSetImageProperty(pointer, name, value)
+        }
+        for (name, value) in artifacts {
+            MagickSetImageArtifact(pointer, name, value)
+        }
+    }
+
+    func encode(_ wire: inout WireWriter) {
+        wire.put(width)
+        wire.put(height)
+        wire.put(map)
+        wire.put(sampleBytes)
+        wire.put(colorspace)
+        wire.put(depth)
+        wire.put(resolution.x)
+        wire.put(resolution.y)
+        wire.put(resolution.units)
+        wire.put(orientation)
+        wire.put(gamma)
+        for value in primaries + background { wire.put(value) }
+        wire.put(renderingIntent)
+        wire.put(quality)
+        wire.put(compression)
+        wire.put(interlace)
+        wire.put(format)
+        wire.put(page.width)
+        wire.put(page.height)
+        wire.put(page.x)
+        wire.put(page.y)
+        wire.put(profiles.count)
+        for (name, bytes) in profiles {
+            wire.put(name)
+            wire.put(bytes)
+        }
+        for list in [properties, artifacts] {
+            wire.put(list.count)
+            for (name, value) in list {
+                wire.put(name)
+                wire.put(value)
+            }
+        }
+        wire.put(pixelOffset)
+    }
+
+    init(_ wire: inout WireReader) throws(WireReader.Malformed) {
+        width = try wire.int(in: 1...Self.maxSide)
+        height = try wire.int(in: 1...Self.maxSide)
+        map = try wire.string()
+        guard ["RGB", "RGBA", "I", "IA", "CMYK", "CMYKA"].contains(map) else { throw WireReader.Malformed() }
+        sampleBytes = try wire.int(in: 1...2)
+        colorspace = try wire.int(in: 0...64)
+        depth = try wire.int(in: 1...64)
+        resolution = (try wire.double(), try wire.double(), try wire.int(in: 0...2))
+        orientation = try wire.int(in: 0...8)
+        gamma = try wire.double()
+        primaries = []
+        for _ in 0..<8 { primaries.append(try wire.double()) }
+        background = []
+        for _ in 0..<4 { background.append(try wire.double()) }
+        renderingIntent = try wire.int(in: 0...8)
+        quality = try wire.int(in: 0...100)
+        compression = try wire.int(in: 0...64)
+        interlace = try wire.int(in: 0...16)
+        format = try wire.string()
+        page = (try wire.int(in: 0...Self.maxSide), try wire.int(in: 0...Self.maxSide),
+                try wire.int(in: -Self.maxSide...Self.maxSide), try wire.int(in: -Self.maxSide...Self.maxSide))
+        profiles = []
+        for _ in 0..<(try wire.int(in: 0...Self.maxEntries)) { profiles.append((try wire.string(), try wire.bytes())) }
+        func pairs(_ wire: inout WireReader) throws(WireReader.Malformed) -> [(name: String, value: String)] {
+            var pairs: [(name: String, value: String)] = []
+            for _ in 0..<(try wire.int(in: 0...Self.maxEntries)) { pairs.append((try wire.string(), try wire.string())) }
+            return pairs
+        }
+        properties = try pairs(&wire)
+        artifacts = try pairs(&wire)
+        pixelOffset = try wire.int(in: 0...Int(Int32.max) * 64)
+    }
+}

@@ -1,0 +1,131 @@
+internal import CWorker
+import Foundation
+
+/// The decode worker's side (see ``Isolation``): a process started from the host's own
+/// executable, which the C constructor in `CWorker` sends here before the program's `main`. It
+/// answers requests one at a time until its host closes the socket: opens the source from the
+/// descriptor that came with the request, runs the operation in process (the worker is the wall)
+/// and writes the answer, pixels included, into a memory file it hands back.
+enum Worker {
+    /// Whether this process is a decode worker (its decodes never ask for another).
+    nonisolated(unsafe) static var isWorker = false
+
+    /// The largest request a host sends (its path is the only part of any length).
+    static let maxRequest = 1 << 16
+
+    static func serve(_ socket: Int32) -> Never {
+        isWorker = true
+        mio_worker_handle_crashes()
+        var buffer = [UInt8](repeating: 0, count: maxRequest)
+        while true {
+            var descriptor: Int32 = -1
+            let length = buffer.withUnsafeMutableBytes { mio_worker_receive(socket, $0.baseAddress, $0.count, &descriptor) }
+            guard length > 0 else { exit(0) }
+            let request = buffer.withUnsafeBytes { try? WorkerRequest(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+            let answer: (WorkerResponse, Image?)
+            if let request, descriptor >= 0 {
+                answer = run(request, descriptor: descriptor)
+            } else {
+                answer = (.failure(MagickIOError(.io, "the decode worker could not read its request")), nil)
+            }
+            if descriptor >= 0 { close(descriptor) }
+            send(answer.0, image: answer.1, on: socket)
+        }
+    }
+
+    private static func run(_ request: WorkerRequest, descriptor: Int32) -> (WorkerResponse, Image?) {
+        do throws(MagickIOError) {
+            if ResourceLimits.current != request.resources {
+                _ = ResourceLimits.apply(request.resources)
+            }
+            let source = try open(request, descriptor: descriptor)
+            let interrupt = request.timeLeft.map { Interrupt(timeLimit: .nanoseconds($0)) }
+            let image: Image
+            switch request.operation {
+            case let .thumbnail(thumbnail, index, allowUpscale, options):
+                image = try source.thumbnail(thumbnail, at: index, allowUpscale: allowUpscale, options: options, interrupt: interrupt)
+            case .image(let index):
+                image = try source.image(at: index, interrupt: interrupt)
+            case .misbehave(let misbehaviour):
+                misbehave(misbehaviour)
+            }
+            let snapshot = try image.storage.reading { wand throws(MagickIOError) in ImageSnapshot(wand) }
+            return (.image(snapshot, orientation: image.orientation, warnings: image.warnings, decoder: image.decoder,
+                           cropRect: image.cropRect), image)
+        } catch {
+            return (.failure(error), nil)
+        }
+    }
+
+    /// Tests only: ends as a decoder that crashes, allocates without bound or loops would.
+    private static func misbehave(_ misbehaviour: WorkerRequest.Misbehaviour) -> Never {
+        switch misbehaviour {
+        case .crash:
+            abort()
+        case .exhaustMemory:
+            var blocks: [UnsafeMutableRawPointer] = []
+            while true {
+                guard let block = malloc(8 << 20) else { abort() }
+                memset(block, 1, 8 << 20)
+                blocks.append(block)
+            }
+        case .spin:
+            while true { sched_yield() }
+        }
+    }
+
+    /// The source, as the host had it: an in-memory source's bytes mapped from the memory file,
+    /// a file's own descriptor otherwise.
+    private static func open(_ request: WorkerRequest, descriptor: Int32) throws(MagickIOError) -> ImageSource {
+        if request.fromMemory {
+            var status = stat()
+            guard fstat(descriptor, &status) == 0, status.st_size > 0,
+                  let mapped = mmap(nil, Int(status.st_size), PROT_READ, MAP_PRIVATE, descriptor, 0), mapped != MAP_FAILED else {
+                throw MagickIOError(.io, "the decode worker could not map its source")
+            }
+            let size = Int(status.st_size)
+            let data = Data(bytesNoCopy: mapped, count: size, deallocator: .custom { pointer, count in munmap(pointer, count) })
+            return try ImageSource(bytes: .memory(data), options: request.decoding)
+        }
+        return try ImageSource(bytes: .file(OpenFile(duplicating: descriptor, path: request.path)), options: request.decoding)
+    }
+
+    /// Writes the answer into a memory file (its header, then from a page boundary the pixels) and
+    /// sends the header's length with the file. A worker that cannot answer ends (its host
+    /// reports the decode as failed).
+    private static func send(_ response: WorkerResponse, image: Image?, on socket: Int32) {
+        var response = response
+        if case let .image(snapshot, orientation, warnings, decoder, cropRect) = response {
+            var placed = snapshot
+            // The header's length does not depend on the offset it holds (a fixed-size field).
+            placed.pixelOffset = (response.encoded().count + 4095) & ~4095
+            response = .image(placed, orientation: orientation, warnings: warnings, decoder: decoder, cropRect: cropRect)
+        }
+        let header = response.encoded()
+        let file = mio_memory_file("magickio-answer")
+        guard file >= 0 else { exit(71) }
+        defer { close(file) }
+        if case let .image(snapshot, _, _, _, _) = response, let image {
+            let size = snapshot.pixelOffset + snapshot.pixelBytes
+            guard ftruncate(file, off_t(size)) == 0,
+                  let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0), mapped != MAP_FAILED else { exit(71) }
+            defer { munmap(mapped, size) }
+            header.withUnsafeBytes { mapped.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            do throws(MagickIOError) {
+                try image.storage.reading { wand throws(MagickIOError) in try snapshot.exportPixels(wand, into: mapped + snapshot.pixelOffset) }
+            } catch {
+                send(.failure(error), image: nil, on: socket)
+                return
+            }
+        } else {
+            guard header.withUnsafeBytes({ write(file, $0.baseAddress, $0.count) }) == header.count else { exit(71) }
+        }
+        var length = Int64(header.count).littleEndian
+        guard mio_worker_send(socket, &length, 8, file) == 0 else { exit(0) }
+    }
+}
+
+@_cdecl("magickio_worker_main")
+func magickioWorkerMain(_ socket: Int32) {
+    Worker.serve(socket)
+}

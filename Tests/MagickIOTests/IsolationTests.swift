@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+@testable import MagickIO
+
+/// Decodes behind the wall (``Isolation``): what a decode worker gives is what the same decode in
+/// process gives, and a worker that crashes, runs out of memory or runs past its time gives a typed
+/// error while this process (the worker's host) goes on serving.
+@Suite("Decode workers", .serialized)
+struct IsolationTests {
+    /// Every committed fixture that is an image, by name.
+    static let fixtures: [String] = {
+        let folder = Fixture.url("")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { !$0.hasSuffix(".sh") && !$0.hasSuffix(".py") && !$0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
+    }()
+
+    /// What a call gave, comparable: the image's size, orientation, decoder, warnings, crop, RGBA
+    /// pixels, properties and PNG encoding, or the error's kind and message.
+    struct Outcome: Equatable, CustomStringConvertible {
+        var image: [String]?
+        var pixels: [UInt8]?
+        var png: Data?
+        var error: String?
+
+        init(_ make: () throws -> Image) {
+            do {
+                let image = try make()
+                let properties = image.properties
+                self.image = ["\(image.width)x\(image.height)", "\(image.orientation)", image.decoder.rawValue, "\(image.warnings)",
+                              "\(String(describing: image.cropRect))", properties.colorSpace, "\(properties.hasAlpha)",
+                              "\(properties.bitDepth)", "\(properties.exif.count)", "\(String(describing: properties.resolution))"]
+                pixels = try image.pixels(.rgba8).bytes
+                png = try image.encoded(as: .png)
+            } catch {
+                self.error = "\(error)"
+            }
+        }
+
+        var description: String { error ?? "\(image ?? []), \(pixels?.count ?? 0) pixel bytes, \(png?.count ?? 0) PNG bytes" }
+    }
+
+    static func both(_ name: String, _ options: DecodingOptions = DecodingOptions(),
+                     _ call: (ImageSource) throws -> Image) -> (process: Outcome, inProcess: Outcome) {
+        let url = Fixture.url(name)
+        var isolated = options
+        isolated.isolation = .process
+        return (Outcome { try call(try ImageSource(url: url, options: isolated)) },
+                Outcome { try call(try ImageSource(url: url, options: options.inProcess)) })
+    }
+
+    @Test("a thumbnail made in a decode worker is the one made in process, for every fixture", .timeLimit(.minutes(10)))
+    func thumbnailsMatch() throws {
+        #expect(Self.fixtures.count > 100)
+        for name in Self.fixtures {
+            let (process, inProcess) = Self.both(name) { try $0.thumbnail(maxPixelSize: 64) }
+            #expect(process == inProcess, "\(name): worker \(process), in process \(inProcess)")
+        }
+    }
+
+    @Test("metadata, colour profiles, fills and crops cross from the worker unchanged", .timeLimit(.minutes(10)),
+          arguments: ["orient-6.jpg", "gps.jpg", "xmp-gps.jpg", "text.jpg", "adobe-rgb.jpg", "cmyk.jpg", "webp-icc.webp",
+                      "own-gray.png", "own-rgba16.png", "tiff-grey16-tiled.tif", "tiff-rgba16-deflate.tif", "photo.jpg",
+                      "heic-alpha.heic"])
+    func metadataMatches(name: String) throws {
+        let keep = ThumbnailOptions(colorProfile: .keep, metadata: .keepAll)
+        for call: (ImageSource) throws -> Image in [
+            { try $0.thumbnail(maxPixelSize: 48, options: keep) },
+            { try $0.thumbnail(size: ImageSize(width: 40, height: 40), mode: .fill, options: ThumbnailOptions(crop: .attention)) },
+            { try $0.image(at: 0) },
+        ] {
+            let (process, inProcess) = Self.both(name, DecodingOptions(), call)
+            #expect(process == inProcess, "\(name): worker \(process), in process \(inProcess)")
+        }
+    }
+
+    @Test("a decoder that crashes is corruptImage, and the next decode works", .timeLimit(.minutes(5)))
+    func crash() throws {
+        let source = try Fixture.source("photo.jpg")
+        let error = #expect(throws: MagickIOError.self) { try DecodeWorkers.run(.misbehave(.crash), source: source, interrupt: nil) }
+        #expect(error?.kind == .corruptImage && error?.message.contains("crashed") == true, "\(String(describing: error))")
+        #expect(try source.thumbnail(maxPixelSize: 32).width == 32)
+    }
+
+    @Test("a decoder that allocates without bound is stopped by the kernel: limitExceeded, limit memory",
+          .enabled(if: !runningUnderSanitizer, "a sanitizer's shadow memory is outside any data-segment limit, which is then not set"),
+          .timeLimit(.minutes(5)))
+    func memory() throws {
+        let source = try ImageSource(url: Fixture.url("photo.jpg"), options: DecodingOptions(memoryBudget: 32 << 20))
+        let error = #expect(throws: MagickIOError.self) { try DecodeWorkers.run(.misbehave(.exhaustMemory), source: source, interrupt: nil) }
+        #expect(error?.kind == .limitExceeded && error?.limit?.name == "memory", "\(String(describing: error))")
+        #expect(try source.thumbnail(maxPixelSize: 32).width == 32)
+    }
+
+    @Test("a decoder that runs past the time limit is killed: limitExceeded, limit time", .timeLimit(.minutes(5)))
+    func time() throws {
+        let source = try ImageSource(url: Fixture.url("photo.jpg"), options: DecodingOptions(timeLimit: .milliseconds(100)))
+        let error = #expect(throws: MagickIOError.self) {
+            try DecodeWorkers.run(.misbehave(.spin), source: source, interrupt: Interrupt(timeLimit: .milliseconds(100)))
+        }
+        #expect(error?.kind == .limitExceeded && error?.limit?.name == "time", "\(String(describing: error))")
+        let again = try ImageSource(url: Fixture.url("photo.jpg"), options: DecodingOptions(timeLimit: .seconds(60)))
+        #expect(try again.thumbnail(maxPixelSize: 32).width == 32)
+    }
+
+    @Test("cancelling a call kills its worker mid-decode: cancelled", .timeLimit(.minutes(5)))
+    func cancel() throws {
+        let source = try Fixture.source("photo.jpg")
+        let interrupt = Interrupt()
+        Thread {
+            Thread.sleep(forTimeInterval: 0.2)
+            interrupt.cancel()
+        }.start()
+        let error = #expect(throws: MagickIOError.self) { try DecodeWorkers.run(.misbehave(.spin), source: source, interrupt: interrupt) }
+        #expect(error?.kind == .cancelled, "\(String(describing: error))")
+        #expect(try source.thumbnail(maxPixelSize: 32).width == 32)
+    }
+
+    @Test("an in-memory source decodes in a worker as it does in process")
+    func memorySource() throws {
+        let data = try Fixture.data("orient-6.jpg")
+        let process = Outcome { try ImageSource(data: data).thumbnail(maxPixelSize: 40) }
+        let inProcess = Outcome { try ImageSource(data: data, options: DecodingOptions().inProcess).thumbnail(maxPixelSize: 40) }
+        #expect(process == inProcess && process.error == nil, "\(process) against \(inProcess)")
+    }
+}
