@@ -1,31 +1,19 @@
 /// The metadata of TIFF, WebP, GIF and HEIF files, counted for ``MetadataCensus``. None of it is
 /// compressed, so the file's own bytes bound it; each size is also clamped to the file's.
 enum ContainerMetadata {
-    /// TIFF tags ImageMagick turns into profiles: ICC, XMP, IPTC, Photoshop.
-    static let profileTags: Set<Int> = [34675, 700, 33723, 34377]
-    /// The EXIF and GPS directories, whose entries ImageMagick turns into properties.
-    static let directoryTags: Set<Int> = [34665, 34853]
-
-    static func tiff(_ bytes: SourceBytes) -> MetadataCensus {
+    /// TIFF: each directory's profiles (``TIFFIndex/profileTags``), and each EXIF or GPS directory
+    /// once, however many entries point at it.
+    static func tiff(_ index: TIFFIndex?) -> MetadataCensus {
         var census = MetadataCensus()
-        guard var tiff = TIFFDirectories(bytes) else { return census }
-        let fileSize = bytes.count
-        // Each EXIF or GPS directory once, however many entries point at it.
-        var walked = Set<Int>()
-        for directory in tiff.chain(limit: 10_000) {
-            for entry in tiff.entries(at: directory) {
-                if profileTags.contains(entry.tag) {
-                    let size = min(entry.valueSize, fileSize)
-                    census.add(size)
-                    if entry.tag == 34675 { census.iccBytes = census.iccBytes.saturatingPlus(size) }
-                } else if directoryTags.contains(entry.tag), let sub = tiff.firstValue(of: entry), walked.insert(sub).inserted {
-                    let entries = tiff.entries(at: sub)
-                    let size = entries.reduce(2 + 4) { $0.saturatingPlus(12).saturatingPlus(min($1.isInline ? 0 : $1.valueSize, fileSize)) }
-                    census.add(min(size, fileSize))
-                }
-            }
+        guard let index else { return census }
+        for directory in index.directories {
+            directory.profileSizes.forEach { census.add($0) }
+            census.iccBytes = census.iccBytes.saturatingPlus(directory.iccBytes)
         }
-        if tiff.isExhausted {
+        for directory in index.subDirectories.values {
+            census.add(directory.storedBytes)
+        }
+        if index.isExhausted {
             census.uncounted = "the TIFF's directories hold more than \(TIFFDirectories.entryBudget) entries to count"
         }
         return census

@@ -3,7 +3,7 @@
 /// come from ``FrameProperties``.)
 ///
 /// Parsed for JPEG (SOF segment, EXIF orientation), PNG (IHDR and the chunk headers), GIF
-/// (logical screen), WebP (VP8/VP8L/VP8X), TIFF (``TIFFHeader``, each page's ``TIFFLayout``) and
+/// (logical screen), WebP (VP8/VP8L/VP8X), TIFF (``TIFFHeader``, from the file's ``TIFFIndex``) and
 /// HEIC/AVIF (the primary item's `ispe`, else the largest). BMP, and a format a user allows beyond
 /// the default eight, have none: their cost needs only the frame's size (``DecodeEstimate``).
 struct ImageHeader: Sendable, Hashable {
@@ -25,10 +25,10 @@ struct ImageHeader: Sendable, Hashable {
     var isInterlaced = false
     /// PNG: where a text chunk holding EXIF as a "Raw profile type exif" lies (the whole chunk).
     var rawEXIFChunk: Range<Int>?
-    /// TIFF: whether each page (in IFD order, as far as the chain could be walked) has alpha.
-    var pageAlpha: [Bool] = []
     /// TIFF: each page's storage (in IFD order), for the cost of ImageMagick's read of it.
     var tiffPages: [TIFFLayout] = []
+    /// TIFF: the directory chain as walked at open, for the metadata census.
+    var tiff: TIFFIndex?
     /// The EXIF orientation, when the header carries one.
     var orientation: Orientation?
     /// JPEG: where the EXIF data (its TIFF structure) lies in the file.
@@ -43,9 +43,9 @@ struct ImageHeader: Sendable, Hashable {
     /// Why the structure is unsafe to hand to ImageMagick at all, if it is.
     var corrupt: String?
 
-    /// The header of `bytes`; nil when the format has none here, or when it cannot be parsed (the
-    /// cost model then assumes the costliest case for the format).
-    static func parse(_ bytes: SourceBytes, format: ImageFormat) -> ImageHeader? {
+    /// The header of `bytes` (a TIFF's from `tiff`, its walked index); nil when the format has none
+    /// here, or when it cannot be parsed (the cost model then assumes the costliest case for the format).
+    static func parse(_ bytes: SourceBytes, format: ImageFormat, tiff: TIFFIndex?) -> ImageHeader? {
         var reader = ByteReader(bytes)
         let header: ImageHeader?
         switch format {
@@ -53,7 +53,7 @@ struct ImageHeader: Sendable, Hashable {
         case .png: header = parsePNG(&reader)
         case .gif: header = parseGIF(&reader)
         case .webp: header = parseWebP(&reader)
-        case .tiff: header = TIFFHeader.parse(bytes).map { var tiff = $0; tiff.tiffPages = TIFFLayout.pages(in: bytes); return tiff }
+        case .tiff: header = tiff.flatMap(TIFFHeader.parse)
         case .heic, .avif: header = parseISOBMFF(&reader)
         default: header = nil
         }

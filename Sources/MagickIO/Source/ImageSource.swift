@@ -112,7 +112,9 @@ public struct ImageSource: Sendable {
         guard ImageMagick.allowedDecoders.contains(format) else {
             throw MagickIOError(.formatNotAllowed, "\(format.rawValue) content is not among the allowed decoders")
         }
-        var header = ImageHeader.parse(bytes, format: format)
+        // A TIFF's directory chain, walked once for the header, the frames and the metadata census.
+        let tiff = format == .tiff ? TIFFIndex(bytes, maxDirectories: max(TIFFIndex.maxDirectories, options.maxFrameCount)) : nil
+        var header = ImageHeader.parse(bytes, format: format, tiff: tiff)
         if let reason = header?.corrupt {
             throw MagickIOError(.corruptImage, reason)
         }
@@ -120,7 +122,7 @@ public struct ImageSource: Sendable {
         self.format = format
         self.decodingOptions = options
         var frames: [ImageProperties]
-        if let walked = try FrameProperties.read(bytes, format: format, header: &header, options: options) {
+        if let walked = try FrameProperties.read(bytes, format: format, header: &header, tiff: tiff, options: options) {
             frames = walked
         } else {
             frames = try Self.ping(bytes, format: format, options: options)
