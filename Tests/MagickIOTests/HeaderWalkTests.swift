@@ -116,6 +116,21 @@ struct HeaderWalkTests {
         #expect(index.directories[0].end == IncrementalImageSourceTests.tiffFirstDirectoryEnd(bytes))
     }
 
+    @Test("a GIF's one walk hands over each extension: the loop count's is counted for the census and kept")
+    func gifExtensions() throws {
+        let data = try Fixture.data("animated.gif")
+        var reader = ByteReader(.memory(data))
+        var blocks = GIFBlocks()
+        var found: [GIFBlocks.Extension] = []
+        blocks.advance(&reader, maxFrames: .max) { found.append($0) }
+        #expect(blocks.ended && !blocks.strayed)
+        #expect(found.filter { $0.label == 0xFF }.map(\.application) == ["NETSCAPE2.0"])
+        #expect(found.filter { $0.label == 0xF9 }.count == blocks.frames.count)
+        #expect(found.allSatisfy { data[$0.range.lowerBound] == 0x21 && data[$0.range.upperBound - 1] == 0 })
+        let census = MetadataCensus.take(.memory(data), format: .gif, cap: 16 << 20)
+        #expect(census.segments == 1 && census.droppable.isEmpty && census.isComplete)
+    }
+
     @Test("PNG chunks are walked to IEND, a walk can stop, and a short file ends it as truncated")
     func pngChunks() {
         func chunk(_ type: String, _ length: Int) -> [UInt8] {

@@ -39,54 +39,22 @@ enum ContainerMetadata {
     /// all but the loop count's (`NETSCAPE2.0`, `ANIMEXTS1.0`).
     static func gif(_ reader: inout ByteReader) -> MetadataCensus {
         var census = MetadataCensus()
-        guard let flags = reader.u8(at: 10) else { return census }
-        var offset = 13 + colourTableSize(flags)
-        census.isComplete = false
-        while let introducer = reader.u8(at: offset) {
-            switch introducer {
-            case 0x21:
-                guard let label = reader.u8(at: offset + 1) else { return census }
-                let start = offset
-                let application = label == 0xFF ? reader.bytes(at: offset + 3, 11).map { String(decoding: $0, as: UTF8.self) } : nil
-                guard let (end, blocks, size) = subBlocks(&reader, from: offset + 2) else { return census }
-                offset = end
-                if label == 0xFE {
-                    census.bytes = census.bytes.saturatingPlus(size)
-                    census.segments = census.segments.saturatingPlus(max(blocks, 1))
-                    census.drop(start..<end)
-                } else if label == 0xFF {
-                    census.add(size)
-                    if application != "NETSCAPE2.0", application != "ANIMEXTS1.0" { census.drop(start..<end) }
-                }
-            case 0x2C:
-                guard let imageFlags = reader.u8(at: offset + 9) else { return census }
-                guard let (end, _, _) = subBlocks(&reader, from: offset + 10 + colourTableSize(imageFlags) + 1) else { return census }
-                offset = end
-            case 0x3B:
-                census.isComplete = true
-                return census
-            default:
-                return census
+        var blocks = GIFBlocks()
+        blocks.advance(&reader, maxFrames: .max) { block in
+            // The census has stopped at a byte that starts no block (ImageMagick's coder skips
+            // it and reads on): kept so.
+            guard !block.followsStrayByte else { return }
+            if block.label == 0xFE {
+                census.bytes = census.bytes.saturatingPlus(block.size)
+                census.segments = census.segments.saturatingPlus(max(block.blocks, 1))
+                census.drop(block.range)
+            } else if block.label == 0xFF {
+                census.add(block.size)
+                if block.application != "NETSCAPE2.0", block.application != "ANIMEXTS1.0" { census.drop(block.range) }
             }
         }
+        census.isComplete = blocks.ended && !blocks.strayed
         return census
-    }
-
-    /// The data sub-blocks from `offset`: where they end (past the terminator), how many, and
-    /// their bytes; nil when the data ends first.
-    private static func subBlocks(_ reader: inout ByteReader, from offset: Int) -> (Int, Int, Int)? {
-        var offset = offset, blocks = 0, size = 0
-        while true {
-            guard let length = reader.u8(at: offset) else { return nil }
-            offset += 1 + Int(length)
-            if length == 0 { return (offset, blocks, size) }
-            blocks += 1
-            size += Int(length)
-        }
-    }
-
-    private static func colourTableSize(_ flags: UInt8) -> Int {
-        flags & 0x80 != 0 ? 3 << (Int(flags & 7) + 1) : 0
     }
 
     /// HEIF: `Exif` and `mime` (XMP) items and `colr` properties (an ICC profile, or nclx).
