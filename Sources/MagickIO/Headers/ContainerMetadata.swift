@@ -58,10 +58,8 @@ enum ContainerMetadata {
     }
 
     /// HEIF: `Exif` and `mime` (XMP) items and `colr` properties (an ICC profile, or nclx).
-    static func heif(_ reader: inout ByteReader) -> MetadataCensus {
+    static func heif(_ items: HEIFItems, fileSize: Int) -> MetadataCensus {
         var census = MetadataCensus()
-        let items = HEIFItems.read(&reader)
-        let fileSize = reader.count
         for item in items.items.values where item.type == "Exif" || item.type == "mime" {
             census.add(min(item.dataLength, fileSize))
         }

@@ -27,8 +27,6 @@ struct ImageHeader: Sendable, Hashable {
     var rawEXIFChunk: Range<Int>?
     /// TIFF: each page's storage (in IFD order), for the cost of ImageMagick's read of it.
     var tiffPages: [TIFFLayout] = []
-    /// TIFF: the directory chain as walked at open, for the metadata census.
-    var tiff: TIFFIndex?
     /// The EXIF orientation, when the header carries one.
     var orientation: Orientation?
     /// JPEG: where the EXIF data (its TIFF structure) lies in the file.
@@ -43,9 +41,10 @@ struct ImageHeader: Sendable, Hashable {
     /// Why the structure is unsafe to hand to ImageMagick at all, if it is.
     var corrupt: String?
 
-    /// The header of `bytes` (a TIFF's from `tiff`, its walked index); nil when the format has none
-    /// here, or when it cannot be parsed (the cost model then assumes the costliest case for the format).
-    static func parse(_ bytes: SourceBytes, format: ImageFormat, tiff: TIFFIndex?) -> ImageHeader? {
+    /// The header of `bytes` (a TIFF's or a HEIF file's from `index`, its walk); nil when the format
+    /// has none here, or when it cannot be parsed (the cost model then assumes the costliest case
+    /// for the format).
+    static func parse(_ bytes: SourceBytes, format: ImageFormat, index: ContainerIndex?) -> ImageHeader? {
         var reader = ByteReader(bytes)
         let header: ImageHeader?
         switch format {
@@ -53,8 +52,8 @@ struct ImageHeader: Sendable, Hashable {
         case .png: header = parsePNG(&reader)
         case .gif: header = parseGIF(&reader)
         case .webp: header = parseWebP(&reader)
-        case .tiff: header = tiff.flatMap(TIFFHeader.parse)
-        case .heic, .avif: header = parseISOBMFF(&reader)
+        case .tiff: header = index?.tiff.flatMap(TIFFHeader.parse)
+        case .heic, .avif: header = index?.heif.flatMap { parseISOBMFF($0, &reader) }
         default: header = nil
         }
         guard let header, header.corrupt != nil || (header.width > 0 && header.height > 0) else { return nil }
@@ -181,8 +180,7 @@ struct ImageHeader: Sendable, Hashable {
     /// a primary item's, the largest extent in the file. A primary image libheif must not be asked
     /// to decode (``HEIFItems/inspect(decoding:_:)``) makes the header say why; a larger picture
     /// than declared in its bitstreams or canvases is ``codedPixels``.
-    private static func parseISOBMFF(_ reader: inout ByteReader) -> ImageHeader? {
-        let items = HEIFItems.read(&reader)
+    private static func parseISOBMFF(_ items: HEIFItems, _ reader: inout ByteReader) -> ImageHeader? {
         var chosen = items.primary.flatMap { items.declaredSize(of: $0, &reader) }
         if chosen == nil {
             let extents = items.properties.compactMap { HEIFItems.extent($0, &reader) }

@@ -1,5 +1,5 @@
 /// A TIFF file's header for the cost model, from its ``TIFFIndex``: the first page's size, samples,
-/// bit depth and alpha, each page's ``TIFFLayout``, and the index itself (for the metadata census).
+/// bit depth and alpha, and each page's ``TIFFLayout``.
 ///
 /// ImageMagick 6's ping of a TIFF leaves alpha unset (its coder decides it while reading pixels),
 /// so MagickIO applies the coder's rule to ExtraSamples itself
@@ -13,7 +13,6 @@ enum TIFFHeader {
                                  hasAlpha: first.hasAlpha(photometricWhenAbsent: 1),
                                  bitDepth: first.values[TIFFTag.bitsPerSample] ?? 1)
         header.tiffPages = TIFFLayout.pages(in: index)
-        header.tiff = index
         return header
     }
 }

@@ -3,17 +3,17 @@
 /// cost model's header and layouts (``TIFFHeader``, ``TIFFLayout``), the frames' properties
 /// (``TIFFProperties``), the metadata census (``ContainerMetadata``) and the incremental source's
 /// header point (``HeaderPoint``) all read this one value; an ``ImageSource`` walks its file once,
-/// at open, and keeps the index in its ``ImageHeader``.
+/// at open, and keeps the index (``ContainerIndex``).
 ///
 /// The walk reads the chain's directories in order, then each EXIF or GPS directory once however
 /// many entries point at it, all within one ``TIFFDirectories/entryBudget``.
-struct TIFFIndex: Sendable, Hashable {
+struct TIFFIndex: Sendable {
     /// The most directories of the chain walked (10,000), unless the pages a source offers
     /// (``DecodingOptions/maxFrameCount``) are more: then that many. A walk stops earlier at a loop.
     static let maxDirectories = 10_000
 
     /// One directory, from the first entry of each tag (as libtiff reads it).
-    struct Directory: Sendable, Hashable {
+    struct Directory: Sendable {
         /// The first value of each tag of ``TIFFIndex/valueTags`` the directory has.
         var values: [Int: Int] = [:]
         /// The tags of ``TIFFIndex/valueTags`` whose value cannot be read.
