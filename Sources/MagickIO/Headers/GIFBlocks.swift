@@ -4,8 +4,9 @@
 /// the trailer; a byte that starts none of these is skipped, as ImageMagick skips it.
 ///
 /// The one GIF walker: the frame properties, the frame count, the incremental source's complete
-/// frames and the metadata census (each extension handed to a visitor) all come from it. Each step moves past at least one byte, so a walk is bounded by the
-/// data; it stops after `maxFrames` image descriptors.
+/// frames and the metadata census (each extension handed to a visitor) all come from it. Each step
+/// moves past at least one byte, so a walk is bounded by the data; it stops after `maxFrames`
+/// image descriptors.
 struct GIFBlocks {
     /// An image descriptor: its rectangle on the logical screen, and whether a graphic control
     /// extension before it names a transparent colour (ImageMagick's `matte`).
@@ -84,8 +85,8 @@ struct GIFBlocks {
                 if length == 0 {
                     if var complete = pending {
                         complete.range = complete.range.lowerBound..<offset
-                        if complete.label == 0xFF {
-                            complete.application = reader.bytes(at: complete.range.lowerBound + 3, 11).map { String(decoding: $0, as: UTF8.self) }
+                        if complete.label == 0xFF, let identifier = reader.bytes(at: complete.range.lowerBound + 3, 11) {
+                            complete.application = String(decoding: identifier, as: UTF8.self)
                         }
                         visit(complete)
                         pending = nil
