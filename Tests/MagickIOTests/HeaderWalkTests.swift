@@ -87,13 +87,48 @@ struct HeaderWalkTests {
     @Test("TIFF and BigTIFF directories give the size and each page's alpha; a looping chain ends the walk")
     func tiffPages() throws {
         for big in [false, true] {
-            let header = try #require(TIFFHeader.parse(.memory(Data(Self.tiff(big: big, pages: [(4, 1), (3, 0), (2, 1)])))),
-                                      "big: \(big)")
+            let index = try #require(TIFFIndex(.memory(Data(Self.tiff(big: big, pages: [(4, 1), (3, 0), (2, 1)])))), "big: \(big)")
+            let header = try #require(TIFFHeader.parse(index), "big: \(big)")
             #expect(header.width == 300 && header.height == 200)
-            #expect(header.pageAlpha == [true, false, true])
+            #expect(Self.pageAlpha(index) == [true, false, true])
         }
-        #expect(TIFFHeader.parse(.memory(Data(Self.tiff(pages: [(3, 0), (4, 1)], loop: true))))?.pageAlpha == [false, true])
-        #expect(TIFFHeader.parse(.memory(Data([0x49, 0x49, 0x2A, 0x00, 0xFF, 0xFF, 0xFF, 0x7F]))) == nil)
+        #expect(TIFFIndex(.memory(Data(Self.tiff(pages: [(3, 0), (4, 1)], loop: true)))).map(Self.pageAlpha) == [false, true])
+        #expect(TIFFIndex(.memory(Data([0x49, 0x49, 0x2A, 0x00, 0xFF, 0xFF, 0xFF, 0x7F]))).flatMap(TIFFHeader.parse) == nil)
+    }
+
+    static func pageAlpha(_ index: TIFFIndex) -> [Bool] {
+        index.directories.map { $0.hasAlpha(photometricWhenAbsent: 1) }
+    }
+
+    @Test("a TIFF's chain is walked once at open: its index holds each page, its profiles and where IFD0 ends")
+    func tiffIndex() throws {
+        let pages = try Fixture.source("pages.tif")
+        let walked = try #require(pages.index?.tiff)
+        #expect(walked.directories.count == pages.count)
+        #expect(walked.directories.map { $0.values[TIFFTag.imageWidth] } == pages.frames.map(\.pixelWidth))
+        #expect(walked.directories.map { $0.values[TIFFTag.imageLength] } == pages.frames.map(\.pixelHeight))
+        let icc = try Fixture.source("tiff-icc.tif")
+        let index = try #require(icc.index?.tiff)
+        let census = ContainerMetadata.tiff(index)
+        #expect(census.iccBytes > 0 && census.iccBytes == index.directories[0].iccBytes && census.segments == 1)
+        #expect(MetadataCensus.take(icc.bytes, format: .tiff, cap: 16 << 20) == census, "a walk anew counts the same")
+        let bytes = [UInt8](try Fixture.data("tiff-icc.tif"))
+        #expect(index.directories[0].end == IncrementalImageSourceTests.tiffFirstDirectoryEnd(bytes))
+    }
+
+    @Test("a GIF's one walk hands over each extension: the loop count's is counted for the census and kept")
+    func gifExtensions() throws {
+        let data = try Fixture.data("animated.gif")
+        var reader = ByteReader(.memory(data))
+        var blocks = GIFBlocks()
+        var found: [GIFBlocks.Extension] = []
+        blocks.advance(&reader, maxFrames: .max) { found.append($0) }
+        #expect(blocks.ended && !blocks.strayed)
+        #expect(found.filter { $0.label == 0xFF }.map(\.application) == ["NETSCAPE2.0"])
+        #expect(found.filter { $0.label == 0xF9 }.count == blocks.frames.count)
+        #expect(found.allSatisfy { data[$0.range.lowerBound] == 0x21 && data[$0.range.upperBound - 1] == 0 })
+        let census = MetadataCensus.take(.memory(data), format: .gif, cap: 16 << 20)
+        #expect(census.segments == 1 && census.droppable.isEmpty && census.isComplete)
     }
 
     @Test("PNG chunks are walked to IEND, a walk can stop, and a short file ends it as truncated")

@@ -49,7 +49,7 @@ struct TIFFCostTests {
         let ifd = bytes.u32le(at: 4), count = bytes.u16le(at: ifd)
         let entry = try #require((0..<count).map { ifd + 2 + 12 * $0 }.first { bytes[$0] == 0x02 && bytes[$0 + 1] == 0x01 })
         bytes.replaceSubrange((entry + 8)..<(entry + 12), with: [0xF0, 0xFF, 0xFF, 0x0F])
-        let pages = TIFFLayout.pages(in: .memory(Data(bytes)))
+        let pages = TIFFLayout.pages(in: try #require(TIFFIndex(.memory(Data(bytes)))))
         #expect(pages == [TIFFLayout.costliest(width: 64, height: 48)])
         // Without a header at all, the estimate is the costliest layout's too: far above a plain one's.
         var plain = ImageHeader(width: 4000, height: 3000)

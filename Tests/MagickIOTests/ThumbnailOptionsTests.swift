@@ -98,14 +98,16 @@ struct ThumbnailOptionsTests {
         let p = try source.properties(at: 0)
         // libheif applies irot when decoding, so the picture is reported as it is shown.
         #expect(p.pixelWidth == 960 && p.pixelHeight == 640 && p.orientation == .up)
-        let items = HEIFThumbnail.all(in: source.bytes, maxPixelCount: source.decodingOptions.maxPixelCount)
+        let heif = try #require(source.index?.heif)
+        let items = HEIFThumbnail.all(in: source.bytes, items: heif, maxPixelCount: source.decodingOptions.maxPixelCount)
         #expect(items.map { [$0.width, $0.height] } == [[240, 160]])
-        #expect(HEIFThumbnail.all(in: source.bytes, maxPixelCount: 240 * 160 - 1).isEmpty, "over the pixel limit")
+        #expect(HEIFThumbnail.all(in: source.bytes, items: heif, maxPixelCount: 240 * 160 - 1).isEmpty, "over the pixel limit")
         // A pixel limit is not a side limit: 600,000 pixels admit the 240x160 item of a picture
         // wider (960) than the limit's square root (774).
-        #expect(HEIFThumbnail.all(in: source.bytes, maxPixelCount: 600_000).map(\.width) == [240])
-        #expect(HEIFThumbnail.all(in: try Fixture.source("orient-6.heic").bytes, maxPixelCount: 1 << 28).isEmpty)
-        #expect(HEIFThumbnail.all(in: try Fixture.source("photo.jpg").bytes, maxPixelCount: 1 << 28).isEmpty)
+        #expect(HEIFThumbnail.all(in: source.bytes, items: heif, maxPixelCount: 600_000).map(\.width) == [240])
+        let orient6 = try Fixture.source("orient-6.heic")
+        #expect(HEIFThumbnail.all(in: orient6.bytes, items: try #require(orient6.index?.heif), maxPixelCount: 1 << 28).isEmpty)
+        #expect(try Fixture.source("photo.jpg").index == nil, "a JPEG has no container index, so no thumbnail item")
     }
 
     @Test("a HEIC's thumbnail item serves like the EXIF one: upright, by size, always, never")

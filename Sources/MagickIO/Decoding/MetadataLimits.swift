@@ -44,7 +44,7 @@ extension ImageSource {
     /// census (``ThumbnailFill/admit(_:pictureInput:)``).
     func decoderInput(keeping use: MetadataUse, forLibjpeg: Bool = false) throws(MagickIOError) -> DecoderInput {
         let census = MetadataCensus.take(bytes, format: format, cap: decodingOptions.maxMetadataBytes,
-                                         jpegUntilScan: forLibjpeg && format == .jpeg)
+                                         jpegUntilScan: forLibjpeg && format == .jpeg, index: index)
         guard let excess = census.excess(decodingOptions) else { return DecoderInput(bytes: bytes) }
         let withoutICC = census.dropsICC(decodingOptions)
         switch use {

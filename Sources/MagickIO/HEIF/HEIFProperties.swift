@@ -9,13 +9,14 @@
 /// libheif already turned, so ``ImageProperties/orientedWidth`` is the same size, and an EXIF
 /// Orientation tag beside `irot` (as phones write it) only restates the boxes.
 enum HEIFProperties {
-    static func read(_ bytes: SourceBytes, format: ImageFormat, header: ImageHeader?, maxPixelCount: Int) throws(MagickIOError) -> ImageProperties {
+    static func read(_ bytes: SourceBytes, format: ImageFormat, header: ImageHeader?, items: HEIFItems?,
+                     maxPixelCount: Int) throws(MagickIOError) -> ImageProperties {
         guard let file = HEIFFile(bytes, maxPixelCount: maxPixelCount) else {
             // libheif refuses an item over the pixel limit as it opens the file: the declared size
             // still opens it, and the decode's limits refuse it.
             guard let header, header.width > 0, header.height > 0 else {
                 var reader = ByteReader(bytes)
-                if !ISOBMFFBoxes.sequenceBrands.isDisjoint(with: ISOBMFFBoxes.brands(&reader)), HEIFItems.read(&reader).primary == nil {
+                if !ISOBMFFBoxes.sequenceBrands.isDisjoint(with: ISOBMFFBoxes.brands(&reader)), items?.primary == nil {
                     throw MagickIOError(.unsupportedFormat, "the file is an \(format.rawValue.uppercased()) image sequence with no still image: libheif 1.15 reads no sequences")
                 }
                 throw MagickIOError(.corruptImage, "libheif cannot open the \(format.rawValue.uppercased()) file")

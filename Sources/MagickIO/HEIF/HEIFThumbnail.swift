@@ -21,12 +21,12 @@ struct HEIFThumbnail: @unchecked Sendable {
     fileprivate let file: HEIFFile
     fileprivate let id: heif_item_id
 
-    /// The thumbnails of `bytes`' primary image, smallest first; empty for a file libheif cannot
+    /// The thumbnails of `bytes`' primary image (its `items` as walked at open), smallest first; empty for a file libheif cannot
     /// open or an image without any. A thumbnail with more pixels than the primary image, one
     /// libheif would not decode under `maxPixelCount`, or one it must not be asked to decode
     /// (``HEIFItems/inspect(decoding:_:)``: an item no codec decodes, or whose size cannot be
     /// read) is left out; each is counted at the largest picture its decode makes.
-    static func all(in bytes: SourceBytes, maxPixelCount: Int) -> [HEIFThumbnail] {
+    static func all(in bytes: SourceBytes, items: HEIFItems, maxPixelCount: Int) -> [HEIFThumbnail] {
         guard let file = HEIFFile(bytes, maxPixelCount: maxPixelCount) else { return [] }
         let heif = file.heif
         let primaryPixels = file.width.saturatingTimes(file.height)
@@ -35,7 +35,6 @@ struct HEIFThumbnail: @unchecked Sendable {
         var ids = [heif_item_id](repeating: 0, count: min(count, 16))
         let listed = Int(heif.image_handle_get_list_of_thumbnail_IDs(file.primary, &ids, Int32(ids.count)))
         var reader = ByteReader(bytes)
-        let items = HEIFItems.read(&reader)
         return ids.prefix(listed).compactMap { id -> HEIFThumbnail? in
             let inspection = items.inspect(decoding: Int(id), &reader)
             guard inspection.problem == nil else { return nil }

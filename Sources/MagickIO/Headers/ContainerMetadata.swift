@@ -1,31 +1,19 @@
 /// The metadata of TIFF, WebP, GIF and HEIF files, counted for ``MetadataCensus``. None of it is
 /// compressed, so the file's own bytes bound it; each size is also clamped to the file's.
 enum ContainerMetadata {
-    /// TIFF tags ImageMagick turns into profiles: ICC, XMP, IPTC, Photoshop.
-    static let profileTags: Set<Int> = [34675, 700, 33723, 34377]
-    /// The EXIF and GPS directories, whose entries ImageMagick turns into properties.
-    static let directoryTags: Set<Int> = [34665, 34853]
-
-    static func tiff(_ bytes: SourceBytes) -> MetadataCensus {
+    /// TIFF: each directory's profiles (``TIFFIndex/profileTags``), and each EXIF or GPS directory
+    /// once, however many entries point at it.
+    static func tiff(_ index: TIFFIndex?) -> MetadataCensus {
         var census = MetadataCensus()
-        guard var tiff = TIFFDirectories(bytes) else { return census }
-        let fileSize = bytes.count
-        // Each EXIF or GPS directory once, however many entries point at it.
-        var walked = Set<Int>()
-        for directory in tiff.chain(limit: 10_000) {
-            for entry in tiff.entries(at: directory) {
-                if profileTags.contains(entry.tag) {
-                    let size = min(entry.valueSize, fileSize)
-                    census.add(size)
-                    if entry.tag == 34675 { census.iccBytes = census.iccBytes.saturatingPlus(size) }
-                } else if directoryTags.contains(entry.tag), let sub = tiff.firstValue(of: entry), walked.insert(sub).inserted {
-                    let entries = tiff.entries(at: sub)
-                    let size = entries.reduce(2 + 4) { $0.saturatingPlus(12).saturatingPlus(min($1.isInline ? 0 : $1.valueSize, fileSize)) }
-                    census.add(min(size, fileSize))
-                }
-            }
+        guard let index else { return census }
+        for directory in index.directories {
+            directory.profileSizes.forEach { census.add($0) }
+            census.iccBytes = census.iccBytes.saturatingPlus(directory.iccBytes)
         }
-        if tiff.isExhausted {
+        for directory in index.subDirectories.values {
+            census.add(directory.storedBytes)
+        }
+        if index.isExhausted {
             census.uncounted = "the TIFF's directories hold more than \(TIFFDirectories.entryBudget) entries to count"
         }
         return census
@@ -51,61 +39,27 @@ enum ContainerMetadata {
     /// all but the loop count's (`NETSCAPE2.0`, `ANIMEXTS1.0`).
     static func gif(_ reader: inout ByteReader) -> MetadataCensus {
         var census = MetadataCensus()
-        guard let flags = reader.u8(at: 10) else { return census }
-        var offset = 13 + colourTableSize(flags)
-        census.isComplete = false
-        while let introducer = reader.u8(at: offset) {
-            switch introducer {
-            case 0x21:
-                guard let label = reader.u8(at: offset + 1) else { return census }
-                let start = offset
-                let application = label == 0xFF ? reader.bytes(at: offset + 3, 11).map { String(decoding: $0, as: UTF8.self) } : nil
-                guard let (end, blocks, size) = subBlocks(&reader, from: offset + 2) else { return census }
-                offset = end
-                if label == 0xFE {
-                    census.bytes = census.bytes.saturatingPlus(size)
-                    census.segments = census.segments.saturatingPlus(max(blocks, 1))
-                    census.drop(start..<end)
-                } else if label == 0xFF {
-                    census.add(size)
-                    if application != "NETSCAPE2.0", application != "ANIMEXTS1.0" { census.drop(start..<end) }
-                }
-            case 0x2C:
-                guard let imageFlags = reader.u8(at: offset + 9) else { return census }
-                guard let (end, _, _) = subBlocks(&reader, from: offset + 10 + colourTableSize(imageFlags) + 1) else { return census }
-                offset = end
-            case 0x3B:
-                census.isComplete = true
-                return census
-            default:
-                return census
+        var blocks = GIFBlocks()
+        blocks.advance(&reader, maxFrames: .max) { block in
+            // The census has stopped at a byte that starts no block (ImageMagick's coder skips
+            // it and reads on): kept so.
+            guard !block.followsStrayByte else { return }
+            if block.label == 0xFE {
+                census.bytes = census.bytes.saturatingPlus(block.size)
+                census.segments = census.segments.saturatingPlus(max(block.blocks, 1))
+                census.drop(block.range)
+            } else if block.label == 0xFF {
+                census.add(block.size)
+                if block.application != "NETSCAPE2.0", block.application != "ANIMEXTS1.0" { census.drop(block.range) }
             }
         }
+        census.isComplete = blocks.ended && !blocks.strayed
         return census
     }
 
-    /// The data sub-blocks from `offset`: where they end (past the terminator), how many, and
-    /// their bytes; nil when the data ends first.
-    private static func subBlocks(_ reader: inout ByteReader, from offset: Int) -> (Int, Int, Int)? {
-        var offset = offset, blocks = 0, size = 0
-        while true {
-            guard let length = reader.u8(at: offset) else { return nil }
-            offset += 1 + Int(length)
-            if length == 0 { return (offset, blocks, size) }
-            blocks += 1
-            size += Int(length)
-        }
-    }
-
-    private static func colourTableSize(_ flags: UInt8) -> Int {
-        flags & 0x80 != 0 ? 3 << (Int(flags & 7) + 1) : 0
-    }
-
     /// HEIF: `Exif` and `mime` (XMP) items and `colr` properties (an ICC profile, or nclx).
-    static func heif(_ reader: inout ByteReader) -> MetadataCensus {
+    static func heif(_ items: HEIFItems, fileSize: Int) -> MetadataCensus {
         var census = MetadataCensus()
-        let items = HEIFItems.read(&reader)
-        let fileSize = reader.count
         for item in items.items.values where item.type == "Exif" || item.type == "mime" {
             census.add(min(item.dataLength, fileSize))
         }

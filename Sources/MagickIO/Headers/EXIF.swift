@@ -2,11 +2,11 @@
 /// WebP chunks), then a TIFF structure, read through ``TIFFDirectories``. MagickIO reads the few
 /// tags it needs itself.
 enum EXIF {
-    /// The Orientation tag (0x0112) of IFD0 (a JPEG's APP1 payload, a PNG `eXIf` chunk, a WebP
+    /// The Orientation tag of IFD0 (a JPEG's APP1 payload, a PNG `eXIf` chunk, a WebP
     /// `EXIF` chunk).
     static func orientation(_ exif: [UInt8]) -> Orientation? {
         guard var tiff = TIFFDirectories(exif: exif), let ifd0 = tiff.firstDirectory() else { return nil }
-        for entry in tiff.entries(at: ifd0, limit: 256) where entry.tag == 0x0112 {
+        for entry in tiff.entries(at: ifd0, limit: 256) where entry.tag == TIFFTag.orientation {
             return tiff.firstValue(of: entry).map(Orientation.init(exifValue:))
         }
         return nil
@@ -19,8 +19,8 @@ enum EXIF {
         var offset: Int?, length: Int?
         for entry in tiff.entries(at: ifd1, limit: 512) {
             switch entry.tag {
-            case 0x0201: offset = tiff.firstValue(of: entry)
-            case 0x0202: length = tiff.firstValue(of: entry)
+            case TIFFTag.jpegInterchangeFormat: offset = tiff.firstValue(of: entry)
+            case TIFFTag.jpegInterchangeFormatLength: length = tiff.firstValue(of: entry)
             default: break
             }
         }
@@ -34,7 +34,7 @@ enum EXIF {
     static func removingGPS(_ exif: [UInt8]) -> [UInt8] {
         guard var tiff = TIFFDirectories(exif: exif), let ifd0 = tiff.firstDirectory() else { return exif }
         var gps: Int?
-        for entry in tiff.entries(at: ifd0, limit: 512) where entry.tag == 0x8825 {
+        for entry in tiff.entries(at: ifd0, limit: 512) where entry.tag == TIFFTag.gpsIFD {
             gps = tiff.firstValue(of: entry)
         }
         guard let gps, let entries = Optional(tiff.entries(at: gps, limit: 512, keepingDuplicates: true)),

@@ -64,8 +64,9 @@ enum EXIFProperties {
 
         private func s32(_ at: Int) -> Int { Int(Int32(bitPattern: u32(at))) }
 
-        /// Bytes per value of each EXIF format (1 BYTE ... 12 DOUBLE); 0 and 13 and up stop a directory.
-        private static let sizes = [0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8]
+        /// The EXIF formats ImageMagick reads, BYTE (1) to DOUBLE (12), each of its TIFF type's size
+        /// (``TIFFDirectories/typeSizes``); 0 and 13 and up stop a directory.
+        private static let formats = 1...12
 
         mutating func run() {
             guard length >= 16 else { return }
@@ -91,10 +92,10 @@ enum EXIFProperties {
                     guard q <= length - 12, visited.insert(q).inserted else { break }
                     let tag = u16(q) + tagOffset
                     let format = u16(q + 2)
-                    guard format > 0, format < Self.sizes.count else { break }
+                    guard Self.formats.contains(format), let size = TIFFDirectories.typeSizes[format] else { break }
                     let components = s32(q + 4)
                     guard components >= 0 else { break }
-                    let byteCount = components * Self.sizes[format]
+                    let byteCount = components * size
                     var p = q + 8
                     if byteCount > 4 {
                         let offset = s32(q + 8)
@@ -104,17 +105,17 @@ enum EXIFProperties {
                         }
                         p = offset
                     }
-                    guard p <= length - Self.sizes[format] else { break }
+                    guard p <= length - size else { break }
                     if let name = EXIFTagNames.names[tag] {
                         let key = level == 2 ? "thumbnail:" + name : name
                         if properties[key] == nil, let value = value(of: format, at: p, components: components, bytes: byteCount) {
                             properties[key] = value
                         }
                     }
-                    if tag == 0x8769 || tag == 0xA005 || tag == 0x8825 {
+                    if tag == TIFFTag.exifIFD || tag == TIFFTag.interoperabilityIFD || tag == TIFFTag.gpsIFD {
                         let offset = p <= length - 4 ? s32(p) : -1
                         if offset >= 0, offset < length, level < 14 {
-                            let nestedOffset = tag == 0x8825 ? 0x10000 : 0
+                            let nestedOffset = tag == TIFFTag.gpsIFD ? 0x10000 : 0
                             stack[level] = (directory, entry + 1, tagOffset)
                             level += 1
                             // ImageMagick's duplicate check compares with the profile's start plus

@@ -6,10 +6,11 @@
 /// A file that declares more frames than `options.maxFrameCount` offers its first `maxFrameCount`
 /// only; a walk that cannot finish (a loop in a TIFF chain) offers the frames it reached.
 enum FrameProperties {
-    /// The frames of `bytes`, or nil for a format without a walker (ImageMagick's ping decides).
+    /// The frames of `bytes` (a TIFF's or a HEIF file's from `index`, its walk), or nil for a format
+    /// without a walker (ImageMagick's ping decides).
     /// - Throws: ``MagickIOError/Kind/corruptImage`` where ImageMagick's ping refused the file at
     ///   open: no frame header, a header cut short, a frame without pixels.
-    static func read(_ bytes: SourceBytes, format: ImageFormat, header: inout ImageHeader?,
+    static func read(_ bytes: SourceBytes, format: ImageFormat, header: inout ImageHeader?, index: ContainerIndex?,
                      options: DecodingOptions) throws(MagickIOError) -> [ImageProperties]? {
         let cap = max(options.maxFrameCount, 1)
         switch format {
@@ -17,10 +18,11 @@ enum FrameProperties {
         case .png: return [try PNGProperties.read(bytes, header: header)]
         case .gif: return try gif(bytes, maxFrames: cap, header: &header)
         case .webp: return try WebPProperties.read(bytes, header: header, maxFrames: cap)
-        case .tiff: return try TIFFProperties.read(bytes, maxPages: cap)
+        case .tiff: return try TIFFProperties.read(index?.tiff, maxPages: cap)
         case .bmp: return [try BMPProperties.read(bytes)]
         case .heic, .avif:
-            return [try HEIFProperties.read(bytes, format: format, header: header, maxPixelCount: options.maxPixelCount)]
+            return [try HEIFProperties.read(bytes, format: format, header: header, items: index?.heif,
+                                        maxPixelCount: options.maxPixelCount)]
         default: return nil
         }
     }

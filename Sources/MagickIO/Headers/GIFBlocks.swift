@@ -3,9 +3,10 @@
 /// sub-blocks), image descriptors (with a local colour table, the LZW code size and sub-blocks) and
 /// the trailer; a byte that starts none of these is skipped, as ImageMagick skips it.
 ///
-/// The one GIF walker: the frame properties, the frame count and the incremental source's complete
-/// frames all come from it. Each step moves past at least one byte, so a walk is bounded by the
-/// data; it stops after `maxFrames` image descriptors.
+/// The one GIF walker: the frame properties, the frame count, the incremental source's complete
+/// frames and the metadata census (each extension handed to a visitor) all come from it. Each step
+/// moves past at least one byte, so a walk is bounded by the data; it stops after `maxFrames`
+/// image descriptors.
 struct GIFBlocks {
     /// An image descriptor: its rectangle on the logical screen, and whether a graphic control
     /// extension before it names a transparent colour (ImageMagick's `matte`).
@@ -18,6 +19,20 @@ struct GIFBlocks {
         /// Where its descriptor starts, and where its image data ends (once it has).
         var descriptor: Int
         var end: Int?
+    }
+
+    /// An extension, handed to ``advance(_:maxFrames:visit:)``'s visitor once its terminator is read.
+    struct Extension {
+        var label: UInt8
+        /// From its introducer to past its terminator.
+        var range: Range<Int>
+        /// Its data sub-blocks, and their bytes.
+        var blocks = 0
+        var size = 0
+        /// An application extension's identifier and authentication code (`NETSCAPE2.0`).
+        var application: String?
+        /// A byte that starts no block came before it (and was skipped).
+        var followsStrayByte: Bool
     }
 
     /// The logical screen's size, once read.
@@ -40,9 +55,14 @@ struct GIFBlocks {
     private var transparent: Int?
     private enum Inside { case nothing, graphicControl, otherExtension, image }
     private var inside = Inside.nothing
+    /// The extension being read.
+    private var pending: Extension?
+    /// A byte that starts no block was skipped.
+    private(set) var strayed = false
 
-    /// Walks on from where the last call stopped; what is not complete yet waits for more data.
-    mutating func advance(_ reader: inout ByteReader, maxFrames: Int) {
+    /// Walks on from where the last call stopped, handing each complete extension to `visit`; what
+    /// is not complete yet waits for more data.
+    mutating func advance(_ reader: inout ByteReader, maxFrames: Int, visit: (Extension) -> Void = { _ in }) {
         if screen == nil {
             guard let head = reader.bytes(at: 6, 7) else { return }
             globalColours = 1 << (Int(head[4] & 7) + 1)
@@ -57,8 +77,20 @@ struct GIFBlocks {
                     // ImageMagick keeps the last sub-block of the extension.
                     transparent = block[0] & 1 == 1 ? Int(block[3]) : nil
                 }
+                if length > 0 {
+                    pending?.blocks += 1
+                    pending?.size += Int(length)
+                }
                 offset += 1 + Int(length)
                 if length == 0 {
+                    if var complete = pending {
+                        complete.range = complete.range.lowerBound..<offset
+                        if complete.label == 0xFF, let identifier = reader.bytes(at: complete.range.lowerBound + 3, 11) {
+                            complete.application = String(decoding: identifier, as: UTF8.self)
+                        }
+                        visit(complete)
+                        pending = nil
+                    }
                     if inside == .image {
                         frames[frames.count - 1].end = offset
                         completeFrames = frames.count
@@ -74,6 +106,7 @@ struct GIFBlocks {
                 ended = true
             case 0x21:
                 guard let label = reader.u8(at: offset + 1) else { return }
+                pending = Extension(label: label, range: offset..<offset, followsStrayByte: strayed)
                 offset += 2
                 inside = label == 0xF9 ? .graphicControl : .otherExtension
             case 0x2C:
@@ -95,6 +128,7 @@ struct GIFBlocks {
                 inside = .image
                 capped = frames.count >= maxFrames
             default:
+                strayed = true
                 offset += 1
             }
         }

@@ -34,17 +34,26 @@ enum ISOBMFFBoxes {
         return visited
     }
 
-    /// The brands of the `ftyp` box that opens the file: its major brand, then its compatible ones.
+    /// The brands of the `ftyp` box that opens the file: its major brand, then the compatible ones
+    /// that lie wholly in the box, as far as the reader reaches (at most 63); none when the file
+    /// does not open with `ftyp`. ``ImageFormat/sniff(_:)`` and the HEIF readers read them here.
     static func brands(_ reader: inout ByteReader) -> [String] {
-        guard reader.bytes(at: 4, 4) == Array("ftyp".utf8), let size = reader.u32be(at: 0), size >= 16 else { return [] }
-        var brands: [String] = []
-        for offset in stride(from: 8, to: min(size, 8 + 4 * 64), by: 4) where offset != 12 {
+        guard reader.bytes(at: 4, 4) == Array("ftyp".utf8), let size = reader.u32be(at: 0),
+              let major = reader.bytes(at: 8, 4) else { return [] }
+        var brands = [String(decoding: major, as: UTF8.self)]
+        // The minor version lies at 12.
+        for offset in stride(from: 16, through: min(size, 8 + 4 * 64) - 4, by: 4) {
             guard let brand = reader.bytes(at: offset, 4) else { break }
             brands.append(String(decoding: brand, as: UTF8.self))
         }
         return brands
     }
 
+    /// The brands that make a file AVIF for ``ImageFormat/sniff(_:)``: AVIF's still and sequence brands.
+    static let avifBrands: Set<String> = ["avif", "avis"]
+    /// The brands that make a file HEIC for ``ImageFormat/sniff(_:)`` (when none is AVIF's): HEVC's
+    /// image and sequence brands, and the MIAF structural brands.
+    static let heicBrands: Set<String> = ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1"]
     /// The brands that make a file an image sequence (ISO/IEC 23008-12 `msf1`, HEVC's `hevs`,
     /// AVIF's `avis`), which libheif 1.15 does not read.
     static let sequenceBrands: Set<String> = ["avis", "msf1", "hevs"]

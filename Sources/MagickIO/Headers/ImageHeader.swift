@@ -3,7 +3,7 @@
 /// come from ``FrameProperties``.)
 ///
 /// Parsed for JPEG (SOF segment, EXIF orientation), PNG (IHDR and the chunk headers), GIF
-/// (logical screen), WebP (VP8/VP8L/VP8X), TIFF (``TIFFHeader``, each page's ``TIFFLayout``) and
+/// (logical screen), WebP (VP8/VP8L/VP8X), TIFF (``TIFFHeader``, from the file's ``TIFFIndex``) and
 /// HEIC/AVIF (the primary item's `ispe`, else the largest). BMP, and a format a user allows beyond
 /// the default eight, have none: their cost needs only the frame's size (``DecodeEstimate``).
 struct ImageHeader: Sendable, Hashable {
@@ -25,8 +25,6 @@ struct ImageHeader: Sendable, Hashable {
     var isInterlaced = false
     /// PNG: where a text chunk holding EXIF as a "Raw profile type exif" lies (the whole chunk).
     var rawEXIFChunk: Range<Int>?
-    /// TIFF: whether each page (in IFD order, as far as the chain could be walked) has alpha.
-    var pageAlpha: [Bool] = []
     /// TIFF: each page's storage (in IFD order), for the cost of ImageMagick's read of it.
     var tiffPages: [TIFFLayout] = []
     /// The EXIF orientation, when the header carries one.
@@ -43,9 +41,10 @@ struct ImageHeader: Sendable, Hashable {
     /// Why the structure is unsafe to hand to ImageMagick at all, if it is.
     var corrupt: String?
 
-    /// The header of `bytes`; nil when the format has none here, or when it cannot be parsed (the
-    /// cost model then assumes the costliest case for the format).
-    static func parse(_ bytes: SourceBytes, format: ImageFormat) -> ImageHeader? {
+    /// The header of `bytes` (a TIFF's or a HEIF file's from `index`, its walk); nil when the format
+    /// has none here, or when it cannot be parsed (the cost model then assumes the costliest case
+    /// for the format).
+    static func parse(_ bytes: SourceBytes, format: ImageFormat, index: ContainerIndex?) -> ImageHeader? {
         var reader = ByteReader(bytes)
         let header: ImageHeader?
         switch format {
@@ -53,8 +52,8 @@ struct ImageHeader: Sendable, Hashable {
         case .png: header = parsePNG(&reader)
         case .gif: header = parseGIF(&reader)
         case .webp: header = parseWebP(&reader)
-        case .tiff: header = TIFFHeader.parse(bytes).map { var tiff = $0; tiff.tiffPages = TIFFLayout.pages(in: bytes); return tiff }
-        case .heic, .avif: header = parseISOBMFF(&reader)
+        case .tiff: header = index?.tiff.flatMap(TIFFHeader.parse)
+        case .heic, .avif: header = index?.heif.flatMap { parseISOBMFF($0, &reader) }
         default: header = nil
         }
         guard let header, header.corrupt != nil || (header.width > 0 && header.height > 0) else { return nil }
@@ -181,8 +180,7 @@ struct ImageHeader: Sendable, Hashable {
     /// a primary item's, the largest extent in the file. A primary image libheif must not be asked
     /// to decode (``HEIFItems/inspect(decoding:_:)``) makes the header say why; a larger picture
     /// than declared in its bitstreams or canvases is ``codedPixels``.
-    private static func parseISOBMFF(_ reader: inout ByteReader) -> ImageHeader? {
-        let items = HEIFItems.read(&reader)
+    private static func parseISOBMFF(_ items: HEIFItems, _ reader: inout ByteReader) -> ImageHeader? {
         var chosen = items.primary.flatMap { items.declaredSize(of: $0, &reader) }
         if chosen == nil {
             let extents = items.properties.compactMap { HEIFItems.extent($0, &reader) }

@@ -37,16 +37,18 @@ struct MetadataCensus: Sendable, Equatable {
     var uncounted: String?
 
     /// The census of `bytes` as `format`, compressed chunks counted up to `cap` bytes each; a
-    /// JPEG's only up to its first scan header when `jpegUntilScan`.
-    static func take(_ bytes: SourceBytes, format: ImageFormat, cap: Int, jpegUntilScan: Bool = false) -> MetadataCensus {
+    /// JPEG's only up to its first scan header when `jpegUntilScan`; a TIFF's or a HEIF file's from
+    /// `index`, what its source walked at open (walked here when there is none).
+    static func take(_ bytes: SourceBytes, format: ImageFormat, cap: Int, jpegUntilScan: Bool = false,
+                     index: ContainerIndex? = nil) -> MetadataCensus {
         var reader = ByteReader(bytes)
         switch format {
         case .png: return PNGMetadata.census(&reader, cap: cap)
         case .jpeg: return JPEGMetadata.census(&reader, untilScan: jpegUntilScan)
-        case .tiff: return ContainerMetadata.tiff(bytes)
+        case .tiff: return ContainerMetadata.tiff(index?.tiff ?? TIFFIndex(bytes))
         case .webp: return ContainerMetadata.webp(&reader)
         case .gif: return ContainerMetadata.gif(&reader)
-        case .heic, .avif: return ContainerMetadata.heif(&reader)
+        case .heic, .avif: return ContainerMetadata.heif(index?.heif ?? HEIFItems.read(&reader), fileSize: bytes.count)
         default: return MetadataCensus()
         }
     }

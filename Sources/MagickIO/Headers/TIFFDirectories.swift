@@ -113,7 +113,7 @@ struct TIFFDirectories {
     }
 
     /// The offsets of every directory in the chain from IFD0, stopping at a loop or after `limit`.
-    mutating func chain(limit: Int = 10_000) -> [Int] {
+    mutating func chain(limit: Int = TIFFIndex.maxDirectories) -> [Int] {
         var directories: [Int] = [], seen: Set<Int> = []
         var next = firstDirectory()
         while let directory = next, directory > 0, directories.count < limit, seen.insert(directory).inserted {

@@ -28,12 +28,10 @@ enum TIFFEXIFProperties {
         (42016, .ascii, 0, "ImageUniqueID"),
     ]
 
-    /// The properties of the EXIF directory at `offset` (at most 4,096 entries read).
-    static func read(_ tiff: inout TIFFDirectories, directory offset: Int) -> [String: String] {
-        var entries: [Int: TIFFDirectories.Entry] = [:]
-        for entry in tiff.entries(at: offset) where entries[entry.tag] == nil {
-            entries[entry.tag] = entry
-        }
+    /// The properties of an EXIF directory's `entries` (the first of each tag, as
+    /// ``TIFFDirectories/entries(at:limit:keepingDuplicates:)`` reads them).
+    static func read(_ directory: [TIFFDirectories.Entry], _ tiff: inout TIFFDirectories) -> [String: String] {
+        let entries = Dictionary(directory.map { ($0.tag, $0) }, uniquingKeysWith: { first, _ in first })
         var properties: [String: String] = [:]
         for item in table {
             guard let entry = entries[item.tag], let value = value(of: entry, as: item.kind, list: item.list, &tiff),
@@ -49,7 +47,7 @@ enum TIFFEXIFProperties {
         switch kind {
         case .ascii:
             // libtiff holds ImageUniqueID to its fixed 33 characters.
-            guard entry.type == 2, entry.count > 0, entry.tag != 42016 || entry.count == 33 else { return nil }
+            guard entry.type == 2, entry.count > 0, entry.tag != TIFFTag.imageUniqueID || entry.count == 33 else { return nil }
             var text: [UInt8] = []
             for index in 0..<min(entry.count, 1 << 16) {
                 guard let byte = tiff.value(at: at + index, size: 1), byte != 0 else { break }

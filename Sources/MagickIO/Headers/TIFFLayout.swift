@@ -1,4 +1,4 @@
-/// How one TIFF page stores its pixels, read through ``TIFFDirectories``: what ImageMagick 6's
+/// How one TIFF page stores its pixels, read from its ``TIFFIndex`` directory: what ImageMagick 6's
 /// TIFF coder (6.9.11, `ReadTIFFImage`) and libtiff allocate to read it, which depends on far more
 /// than the pixel count. Sixteen float64 samples a pixel in one deflate strip make a 500 KB file
 /// whose read takes a gigabyte.
@@ -53,48 +53,43 @@ struct TIFFLayout: Sendable, Hashable {
                    rowsPerStrip: height, predictor: 3)
     }
 
-    /// The layout of every page of `source`, in IFD order, as far as the chain can be walked; a
-    /// page with a tag whose value cannot be read, or without a size, is the costliest at the
-    /// size it declares (or at the first page's).
-    static func pages(in source: SourceBytes) -> [TIFFLayout] {
-        guard var tiff = TIFFDirectories(source) else { return [] }
+    /// The layout of every page of `index`, in IFD order; a page with a tag whose value cannot be
+    /// read, or without a size, is the costliest at the size it declares (or at the first page's).
+    static func pages(in index: TIFFIndex) -> [TIFFLayout] {
         var pages: [TIFFLayout] = []
-        for directory in tiff.chain() {
-            var values: [Int: Int] = [:]
-            var unreadable = false
-            for entry in tiff.entries(at: directory) where Self.tags.contains(entry.tag) {
-                guard let value = tiff.firstValue(of: entry) else {
-                    unreadable = true
-                    continue
-                }
-                values[entry.tag] = value
-            }
+        for directory in index.directories {
+            let values = directory.values
             let fallback = pages.first
-            guard let width = values[256] ?? fallback?.width, let height = values[257] ?? fallback?.height else { continue }
-            if unreadable || values[256] == nil || values[257] == nil {
+            guard let width = values[TIFFTag.imageWidth] ?? fallback?.width,
+                  let height = values[TIFFTag.imageLength] ?? fallback?.height else { continue }
+            if !directory.unreadable.isDisjoint(with: Self.tags) || values[TIFFTag.imageWidth] == nil
+                || values[TIFFTag.imageLength] == nil {
                 pages.append(.costliest(width: width, height: height))
                 continue
             }
             var page = TIFFLayout(width: width, height: height)
-            page.bitsPerSample = values[258] ?? 1
-            page.samplesPerPixel = values[277] ?? 1
-            page.sampleFormat = values[339] ?? 1
-            page.isPlanar = values[284] == 2
-            page.rowsPerStrip = values[278]
-            if let tileWidth = values[322], let tileHeight = values[323] {
+            page.bitsPerSample = values[TIFFTag.bitsPerSample] ?? 1
+            page.samplesPerPixel = values[TIFFTag.samplesPerPixel] ?? 1
+            page.sampleFormat = values[TIFFTag.sampleFormat] ?? 1
+            page.isPlanar = values[TIFFTag.planarConfiguration] == 2
+            page.rowsPerStrip = values[TIFFTag.rowsPerStrip]
+            if let tileWidth = values[TIFFTag.tileWidth], let tileHeight = values[TIFFTag.tileLength] {
                 page.tile = Tile(width: tileWidth, height: tileHeight)
             }
-            page.compression = values[259] ?? 1
-            page.photometric = values[262] ?? 2
-            page.predictor = values[317] ?? 1
+            page.compression = values[TIFFTag.compression] ?? 1
+            page.photometric = values[TIFFTag.photometric] ?? 2
+            page.predictor = values[TIFFTag.predictor] ?? 1
             pages.append(page)
         }
         return pages
     }
 
-    /// ImageWidth, ImageLength, BitsPerSample, Compression, Photometric, SamplesPerPixel,
-    /// RowsPerStrip, PlanarConfiguration, Predictor, TileWidth, TileLength, SampleFormat.
-    private static let tags: Set<Int> = [256, 257, 258, 259, 262, 277, 278, 284, 317, 322, 323, 339]
+    /// The tags a layout is read from: a page with one whose value cannot be read is the costliest.
+    private static let tags: Set<Int> = [
+        TIFFTag.imageWidth, TIFFTag.imageLength, TIFFTag.bitsPerSample, TIFFTag.compression, TIFFTag.photometric,
+        TIFFTag.samplesPerPixel, TIFFTag.rowsPerStrip, TIFFTag.planarConfiguration, TIFFTag.predictor,
+        TIFFTag.tileWidth, TIFFTag.tileLength, TIFFTag.sampleFormat,
+    ]
 
     /// How the coder reads this page (`ReadTIFFImage`'s choice).
     var method: Method {

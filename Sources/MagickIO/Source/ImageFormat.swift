@@ -78,21 +78,12 @@ extension ImageFormat {
         return nil
     }
 
-    /// HEIC or AVIF from the `ftyp` box's major and compatible brands.
+    /// HEIC or AVIF from the `ftyp` box's major and compatible brands in the first 64 bytes.
     private static func sniffISOBrand(_ bytes: Data) -> ImageFormat? {
-        let box = [UInt8](bytes.prefix(64))
-        guard box.count >= 12 else { return nil }
-        let size = min(box.u32be(at: 0), box.count)
-        var brands: [String] = []
-        var offset = 8
-        while offset + 4 <= max(size, 12) {
-            brands.append(String(decoding: box[offset..<offset + 4], as: UTF8.self))
-            offset += offset == 8 ? 8 : 4  // the minor version follows the major brand
-        }
-        if brands.contains(where: { $0 == "avif" || $0 == "avis" }) { return .avif }
-        if brands.contains(where: { ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1"].contains($0) }) {
-            return .heic
-        }
+        var reader = ByteReader(.memory(Data(bytes.prefix(64))))
+        let brands = ISOBMFFBoxes.brands(&reader)
+        if brands.contains(where: ISOBMFFBoxes.avifBrands.contains) { return .avif }
+        if brands.contains(where: ISOBMFFBoxes.heicBrands.contains) { return .heic }
         return nil
     }
 

@@ -27,6 +27,8 @@ public struct ImageSource: Sendable {
     var frames: [ImageProperties]
     /// The header as parsed in Swift, when MagickIO parses this format.
     let header: ImageHeader?
+    /// A TIFF's or a HEIF file's structure, walked once at open.
+    let index: ContainerIndex?
 
     /// Opens the image file at `url`, reading its header only.
     ///
@@ -112,7 +114,8 @@ public struct ImageSource: Sendable {
         guard ImageMagick.allowedDecoders.contains(format) else {
             throw MagickIOError(.formatNotAllowed, "\(format.rawValue) content is not among the allowed decoders")
         }
-        var header = ImageHeader.parse(bytes, format: format)
+        let index = ContainerIndex(bytes, format: format, maxPages: options.maxFrameCount)
+        var header = ImageHeader.parse(bytes, format: format, index: index)
         if let reason = header?.corrupt {
             throw MagickIOError(.corruptImage, reason)
         }
@@ -120,7 +123,7 @@ public struct ImageSource: Sendable {
         self.format = format
         self.decodingOptions = options
         var frames: [ImageProperties]
-        if let walked = try FrameProperties.read(bytes, format: format, header: &header, options: options) {
+        if let walked = try FrameProperties.read(bytes, format: format, header: &header, index: index, options: options) {
             frames = walked
         } else {
             frames = try Self.ping(bytes, format: format, options: options)
@@ -138,6 +141,7 @@ public struct ImageSource: Sendable {
         guard !frames.isEmpty else { throw MagickIOError(.corruptImage, "the image has no frames") }
         self.frames = frames
         self.header = header
+        self.index = index
     }
 
     /// Every frame's properties from ImageMagick's ping, for a format MagickIO has no walker for.

@@ -226,29 +226,17 @@ enum HeaderPoint {
     /// do not fail it.
     private static func tiff(_ data: Data) -> HeaderPoint {
         guard data.count >= 16 else { return .notYet }
-        guard var tiff = TIFFDirectories(.memory(data)), let first = tiff.firstDirectory() else { return .unknown }
-        var end = 8, nextLink: Int?
-        var directories = [first], isFirst = true
-        while let directory = directories.popLast() {
-            guard let link = tiff.linkField(ofDirectoryAt: directory) else { return .notYet }
-            let entries = tiff.entries(at: directory)
-            for entry in entries {
-                if !entry.isInline {
-                    guard let offset = tiff.value(at: entry.valueField, size: tiff.offsetSize) else { return .notYet }
-                    end = max(end, offset.saturatingPlus(entry.valueSize))
-                }
-                if isFirst, entry.tag == 34665 || entry.tag == 34853, let sub = tiff.firstValue(of: entry) {
-                    directories.append(sub)  // EXIF, GPS
-                }
-            }
-            end = max(end, link.saturatingPlus(tiff.offsetSize))
-            if isFirst { nextLink = link }
-            isFirst = false
+        guard let index = TIFFIndex(.memory(data), maxDirectories: 1), let first = index.directories.first else { return .unknown }
+        var end = 8
+        let directories: [TIFFIndex.Directory?] = [first] + first.subDirectories.map { index.subDirectories[$0] }
+        for directory in directories {
+            guard let directoryEnd = directory?.end else { return .notYet }
+            end = max(end, directoryEnd)
         }
-        guard end <= data.count, let nextLink else { return .notYet }
+        guard end <= data.count, let nextLink = first.link else { return .notYet }
         var image = Data(data.prefix(end))
         let at = image.startIndex + nextLink
-        image.replaceSubrange(at..<at + tiff.offsetSize, with: [UInt8](repeating: 0, count: tiff.offsetSize))
+        image.replaceSubrange(at..<at + index.offsetSize, with: [UInt8](repeating: 0, count: index.offsetSize))
         return .reached(image)
     }
 }

@@ -20,8 +20,8 @@ extension ImageSource {
                   let plan = try? embedded.thumbnailSizes(request, at: 0, allowUpscale: false) else { return nil }
             return .exifThumbnail(embedded, plan, of: self)
         }
-        guard format.isHEIF else { return nil }
-        let items = HEIFThumbnail.all(in: bytes, maxPixelCount: decodingOptions.maxPixelCount)
+        guard let heif = index?.heif else { return nil }
+        let items = HEIFThumbnail.all(in: bytes, items: heif, maxPixelCount: decodingOptions.maxPixelCount)
         guard let item = options.embedded == .always ? items.last : items.first(where: { serves(width: $0.width, height: $0.height) }),
               item.estimatedBytes <= decodingOptions.memoryBudget else { return nil }
         return .heifItem(item, request.geometry(width: item.width, height: item.height, allowUpscale: false), of: self)

@@ -11,7 +11,8 @@ enum PingedProperties {
         // BigTIFF blob's TIFF64 coder).
         let bytes = try file.map { url throws(MagickIOError) in SourceBytes.file(try OpenFile(path: url.path)) } ?? .memory(data)
         let format = try requireFormat(data)
-        let header = ImageHeader.parse(bytes, format: format)
+        let index = ContainerIndex(bytes, format: format, maxPages: 0)
+        let header = ImageHeader.parse(bytes, format: format, index: index)
         if let reason = header?.corrupt { throw MagickIOError(.corruptImage, reason) }
         var frames = try Wand.withThreadWand { wand throws(MagickIOError) in
             try wand.read(bytes, format: format, ping: true, strictness: .acceptPartial)
@@ -27,7 +28,7 @@ enum PingedProperties {
            let orientation = rawProfileOrientation(bytes, chunk: chunk) {
             for index in frames.indices { frames[index].orientation = orientation }
         }
-        if format == .tiff, let pageAlpha = header?.pageAlpha {
+        if let pageAlpha = index?.tiff?.directories.map({ $0.hasAlpha(photometricWhenAbsent: 1) }) {
             for index in frames.indices where index < pageAlpha.count && pageAlpha[index] {
                 frames[index].hasAlpha = true
             }

@@ -1,0 +1,32 @@
+/// What the one walk of a container found, for the formats whose structure several readers need:
+/// a TIFF's directory chain (``TIFFIndex``), a HEIF file's items (``HEIFItems``). An
+/// ``ImageSource`` walks its file once, at open, and keeps this: the header, the frames'
+/// properties, the metadata census and the embedded thumbnail's choice read it.
+enum ContainerIndex: Sendable {
+    case tiff(TIFFIndex)
+    case heif(HEIFItems)
+
+    /// The index of `bytes` as `format`; nil for a format without one, or a TIFF without a valid
+    /// header. A TIFF's chain is walked as far as `maxPages` pages when that is more than
+    /// ``TIFFIndex/maxDirectories``.
+    init?(_ bytes: SourceBytes, format: ImageFormat, maxPages: Int) {
+        switch format {
+        case .tiff:
+            guard let index = TIFFIndex(bytes, maxDirectories: max(TIFFIndex.maxDirectories, maxPages)) else { return nil }
+            self = .tiff(index)
+        case .heic, .avif:
+            var reader = ByteReader(bytes)
+            self = .heif(HEIFItems.read(&reader))
+        default:
+            return nil
+        }
+    }
+
+    var tiff: TIFFIndex? {
+        if case .tiff(let index) = self { index } else { nil }
+    }
+
+    var heif: HEIFItems? {
+        if case .heif(let items) = self { items } else { nil }
+    }
+}
