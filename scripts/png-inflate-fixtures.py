@@ -5,6 +5,10 @@ each filter type, the IDAT split and each kind of damage is exactly what the tes
 
 The picture is 37x23 (odd: no filter loop ends on a round width); its pixel at (x, y) is
 R = (7x + 13y) & 255, G = (3x + 29y) & 255, B = (x * y) & 255, A = (11x + 5y + 40) & 255.
+The noise fixtures (`pnginflate-noise-*`) are 37x41, three batches of the fast path's 16 rows,
+whose rows take turns at full noise, a flat field with a little noise (ties between Paeth's
+distances) and a gradient with some: every branch of Sub, Average and Paeth, one row at a time
+and two Paeth rows together, which the parity test holds to libpng's rows.
 """
 import os
 import struct
@@ -24,6 +28,18 @@ def rows(channels):
     return [bytes(v for x in range(W) for v in pixel(x, y, channels)) for y in range(H)]
 
 
+NOISE_H = 41
+
+
+def noise(x, y, c):
+    h = (((x * 73856093) ^ (y * 19349663) ^ (c * 83492791)) * 2654435761) & 0xFFFFFFFF
+    return (h >> 24, 128 + (h >> 30), (7 * x + 13 * y + (h >> 29)) & 255)[y % 3]
+
+
+def noise_rows(channels):
+    return [bytes(noise(x, y, c) for x in range(W) for c in range(channels)) for y in range(NOISE_H)]
+
+
 def paeth(a, b, c):
     p = a + b - c
     pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
@@ -41,10 +57,10 @@ def filtered(row, up, kind, bpp):
     return bytes(out)
 
 
-def raw(channels, kinds):
+def raw(channels, kinds, picture=rows):
     """The filtered scanlines, row y with filter kinds[y % len(kinds)]."""
     out, up = bytearray(), bytes(W * channels)
-    for y, row in enumerate(rows(channels)):
+    for y, row in enumerate(picture(channels)):
         out += filtered(row, up, kinds[y % len(kinds)], channels)
         up = row
     return bytes(out)
@@ -55,10 +71,10 @@ def chunk(name, data, crc=None):
     return struct.pack(">I", len(data)) + name + data + struct.pack(">I", crc & 0xFFFFFFFF)
 
 
-def png(channels, stream, idat_sizes=None, after=b"", iend=True, mangle=None):
+def png(channels, stream, idat_sizes=None, after=b"", iend=True, mangle=None, height=H):
     """A PNG of `stream` in IDATs of `idat_sizes` bytes (the rest in the last), `after` between the
     last IDAT and IEND; `mangle(list of chunks)` may damage the chunks."""
-    ihdr = struct.pack(">IIBBBBB", W, H, 8, 6 if channels == 4 else 2, 0, 0, 0)
+    ihdr = struct.pack(">IIBBBBB", W, height, 8, 6 if channels == 4 else 2, 0, 0, 0)
     pieces, at = [], 0
     for size in idat_sizes or []:
         pieces.append(stream[at:at + size])
@@ -81,6 +97,12 @@ def main():
     for channels, colour in ((3, "rgb"), (4, "rgba")):
         for kind in range(5):
             write(f"pnginflate-filter{kind}-{colour}.png", png(channels, zlib.compress(raw(channels, [kind]), 9)))
+    # Noise with Sub, Average, Paeth on every row, and a mix: Paeth pairs and Paeth rows alone,
+    # across the batches' edges.
+    for channels, colour in ((3, "rgb"), (4, "rgba")):
+        for name, kinds in (("filter1", [1]), ("filter3", [3]), ("filter4", [4]), ("mixed", [4, 4, 3, 4, 4, 4, 1, 4, 0, 2, 4])):
+            write(f"pnginflate-noise-{name}-{colour}.png",
+                  png(channels, zlib.compress(raw(channels, kinds, noise_rows), 9), height=NOISE_H))
     stream = zlib.compress(raw(4, [0, 1, 2, 3, 4]), 9)
     sizes = [1, 40, 0, 97, 13]
     write("pnginflate-idats.png", png(4, stream, sizes, after=chunk(b"tEXt", b"Comment\x00after the data")

@@ -22,8 +22,9 @@ def base(i):
     return Image.open(os.path.join(DIR, "base", f"plasma{i}.png")).convert("RGB")
 
 
-def photo(size, seed, mode="RGB"):
-    """A photo-like image of `size`: plasma, shapes, noise; deterministic per seed."""
+def photo(size, seed, mode="RGB", smooth=False):
+    """A photo-like image of `size`: plasma, shapes, noise (none when `smooth`: a rendering's or a
+    retouched picture's gradients); deterministic per seed."""
     rng = np.random.default_rng(seed)
     im = base(seed % BASES)
     w, h = im.size
@@ -40,13 +41,9 @@ def photo(size, seed, mode="RGB"):
         colour = tuple(int(c) for c in rng.integers(0, 256, 3))
         box = (x0 - r, y0 - r // 2, x0 + r, y0 + r // 2)
         (draw.ellipse if rng.random() < 0.5 else draw.rectangle)(box, fill=colour)
-    pixels = np.asarray(im, dtype=np.int16)
-    # Fresh noise per file, made cheaply: normal noise at 1/4 size, repeated, uniform luma grain and a
-    # little colour grain (about 4.5 levels in all, a 12 MP JPEG of about 3 MB).
-    coarse = rng.normal(0, 2.5, (size[1] // 2 + 1, size[0] // 2 + 1, 1)).astype(np.int16)
-    luma = rng.integers(-6, 7, (size[1], size[0], 1), dtype=np.int16)
-    pixels += coarse.repeat(2, 0).repeat(2, 1)[: size[1], : size[0]] + luma
-    pixels += rng.integers(-3, 4, pixels.shape, dtype=np.int16)
+    pixels = np.asarray(im, dtype=np.int16)  # a copy: the type differs
+    if not smooth:
+        add_noise(pixels, size, rng)
     im = Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8))
     if mode == "RGBA":  # an alpha channel that matters: a soft vignette and a transparent hole
         yy, xx = np.mgrid[0 : size[1], 0 : size[0]]
@@ -55,6 +52,15 @@ def photo(size, seed, mode="RGB"):
         alpha[size[1] // 3 : size[1] // 2, size[0] // 3 : size[0] // 2] = 0
         im.putalpha(Image.fromarray(alpha))
     return im
+
+
+def add_noise(pixels, size, rng):
+    """Adds to `pixels` in place. Fresh noise per file, made cheaply: normal noise at 1/4 size, repeated, uniform luma grain and a
+    little colour grain (about 4.5 levels in all, a 12 MP JPEG of about 3 MB)."""
+    coarse = rng.normal(0, 2.5, (size[1] // 2 + 1, size[0] // 2 + 1, 1)).astype(np.int16)
+    luma = rng.integers(-6, 7, (size[1], size[0], 1), dtype=np.int16)
+    pixels += coarse.repeat(2, 0).repeat(2, 1)[: size[1], : size[0]] + luma
+    pixels += rng.integers(-3, 4, pixels.shape, dtype=np.int16)
 
 
 def write(name, size, seed, **save):
@@ -127,6 +133,77 @@ def main():
             zone_plate((4000, 3000)).save(path, format=fmt, **save)
 
 
+# Issue 27: one picture as each encoder writes it. PNG (25 MP, RGBA and RGB): each of the five
+# filter types on every row, and libpng's adaptive choice ("all"), as libvips' pngsave writes them
+# (level 6); ImageMagick's `convert` as it is (its adaptive choice: on this noisy photo mostly
+# Average, on a smooth picture mostly Paeth; Debian's ImageMagick 6.9.11 ignores
+# `png:compression-filter=1..4` and writes no filter); Pillow's default (level 6, adaptive).
+# TIFF (24 MP RGB): LZW and deflate with the horizontal predictor and without, as `convert` writes
+# them (horizontal unless `-define tiff:predictor=1`), libvips (horizontal by default) and Pillow
+# (`tiffinfo={317: 2}`; without, the main corpus' photo-24mp-rgb.tif);
+# uncompressed strips as cameras write them; 16-bit LZW with the predictor, as raw converters
+# write them; and 32-bit float with the floating-point predictor (3), the one layout here on
+# ImageMagick's path (libtiff refuses predictor 3 on 8-bit samples).
+PNG_FILTERS = ("none", "sub", "up", "avg", "paeth", "all")
+ENCODINGS = (
+    [(f"png-rgba-{f}-vips.png", "RGBA", False, "vips", dict(filter=f)) for f in PNG_FILTERS]
+    + [(f"png-rgb-{f}-vips.png", "RGB", False, "vips", dict(filter=f)) for f in PNG_FILTERS[:5]]
+    + [("png-rgba-im.png", "RGBA", False, "im", []), ("png-rgb-im.png", "RGB", False, "im", []),
+       ("png-rgba-smooth-im.png", "RGBA", True, "im", []),
+       ("png-rgba-pillow.png", "RGBA", False, "pillow", {}), ("png-rgb-pillow.png", "RGB", False, "pillow", {}),
+       ("png-rgba-smooth-pillow.png", "RGBA", True, "pillow", {}),
+       ("tif-lzw-im.tif", "RGB", False, "im", ["-compress", "lzw"]),
+       ("tif-lzw-p1-im.tif", "RGB", False, "im", ["-compress", "lzw", "-define", "tiff:predictor=1"]),
+       ("tif-zip-im.tif", "RGB", False, "im", ["-compress", "zip"]),
+       ("tif-zip-p1-im.tif", "RGB", False, "im", ["-compress", "zip", "-define", "tiff:predictor=1"]),
+       ("tif-lzw-p2-pillow.tif", "RGB", False, "pillow", dict(compression="tiff_lzw", tiffinfo={317: 2})),
+       ("tif-lzw-p2-vips.tif", "RGB", False, "vips", dict(compression="lzw")),
+       ("tif-zip-p2-vips.tif", "RGB", False, "vips", dict(compression="deflate")),
+       ("tif-raw-camera.tif", "RGB", False, "pillow", {}),
+       ("tif-16bit-lzw-p2-im.tif", "RGB", False, "im", ["-depth", "16", "-compress", "lzw", "-define", "tiff:predictor=2"]),
+       ("tif-float-zip-p3-im.tif", "RGB", False, "im", ["-depth", "32", "-define", "quantum:format=floating-point",
+                                                        "-compress", "zip", "-define", "tiff:predictor=3"])]
+)
+
+
+def source(mode, smooth, tiff):
+    """The lossless picture an encoding starts from (level 1 PNG), made once."""
+    name = f"source-{mode.lower()}{'-smooth' if smooth else ''}{'-tif' if tiff else ''}.png"
+    path = os.path.join(DIR, "encodings", name)
+    if not os.path.exists(path):
+        size, seed = ((6000, 4000), 1006) if tiff else ((6000, 4200), 1003)
+        photo(size, seed, mode, smooth).save(path + ".tmp", format="PNG", compress_level=1)
+        os.replace(path + ".tmp", path)
+    return path
+
+
+def encode(entry):
+    name, mode, smooth, writer, options = entry
+    path = os.path.join(DIR, "encodings", name)
+    if os.path.exists(path):
+        return
+    src = source(mode, smooth, name.endswith(".tif"))
+    part = path + ".part" + os.path.splitext(name)[1]
+    if writer == "im":
+        subprocess.run(["/usr/bin/convert", src, *options, part], check=True, env=dict(os.environ, MAGICK_CONFIGURE_PATH=DIR))
+    elif writer == "vips":
+        import pyvips
+        image = pyvips.Image.new_from_file(src)
+        (image.pngsave if name.endswith(".png") else image.tiffsave)(part, **options)
+    else:
+        with Image.open(src) as im:
+            im.save(part, format="PNG" if name.endswith(".png") else "TIFF", **options)
+    os.replace(part, path)
+
+
+def encodings():
+    os.makedirs(os.path.join(DIR, "encodings"), exist_ok=True)
+    for mode, smooth, tiff in {(m, s, n.endswith(".tif")) for n, m, s, _, _ in ENCODINGS}:
+        source(mode, smooth, tiff)
+    with Pool(os.cpu_count()) as pool:
+        pool.map(encode, ENCODINGS)
+
+
 def embedded_thumbnails():
     """A 12 MP HEIC with a 320x240 thumbnail item (heif-enc, as a phone stores one) and a 12 MP JPEG
     with a 160x120 EXIF thumbnail (exiftool), both from the first photo."""
@@ -150,3 +227,4 @@ if __name__ == "__main__":
     Image.MAX_IMAGE_PIXELS = None
     main()
     embedded_thumbnails()
+    encodings()

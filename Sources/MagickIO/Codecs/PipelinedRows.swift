@@ -63,6 +63,12 @@ final class PipelinedRows: RowSource {
         let condition = NSCondition()
         var produced = 0
         var consumed = 0
+        /// Rows a waiting side is let sleep through: the other wakes it when it has that many
+        /// to go at (rows made, or slots free), not at each row. A wake-up a row was a context
+        /// switch a row on each side, for a 24 MP TIFF about 14% of the thumbnail's CPU time.
+        let batch: Int
+        var readerWaiting = false
+        var writerWaiting = false
         var draining = false
         var abandoned = false
         var ended = false
@@ -73,6 +79,7 @@ final class PipelinedRows: RowSource {
         init(source: RawRowSource, slots: Int) {
             self.source = source
             self.slots = slots
+            batch = max(1, slots / 4)
             rowBytes = (source.rawRowBytes + 63) / 64 * 64
             buffer = .allocate(byteCount: slots * rowBytes, alignment: 64)
         }
@@ -89,7 +96,11 @@ final class PipelinedRows: RowSource {
             var error: RowSourceFailure?
             while y < source.height {
                 condition.lock()
-                while produced - consumed >= slots, !draining, !abandoned { condition.wait() }
+                while produced - consumed >= slots, !draining, !abandoned {
+                    writerWaiting = true
+                    condition.wait()
+                }
+                writerWaiting = false
                 let stop = abandoned
                 condition.unlock()
                 if stop { break }
@@ -101,7 +112,7 @@ final class PipelinedRows: RowSource {
                 }
                 condition.lock()
                 produced += 1
-                condition.broadcast()
+                if readerWaiting, produced - consumed >= batch || produced == source.height { condition.broadcast() }
                 condition.unlock()
                 y += 1
             }
@@ -123,7 +134,11 @@ final class PipelinedRows: RowSource {
         /// Hands the next row's bytes to `use` (on the reader's thread), then frees its slot.
         func consume(_ use: (UnsafeRawPointer) -> Void) throws(RowSourceFailure) {
             condition.lock()
-            while produced <= consumed, !ended { condition.wait() }
+            while produced <= consumed, !ended {
+                readerWaiting = true
+                condition.wait()
+            }
+            readerWaiting = false
             guard produced > consumed else {
                 let failure = failure ?? .fallback("the decoder ended early")
                 condition.unlock()
@@ -133,7 +148,7 @@ final class PipelinedRows: RowSource {
             use(slot(consumed))
             condition.lock()
             consumed += 1
-            condition.broadcast()
+            if writerWaiting, produced - consumed <= slots - batch { condition.broadcast() }
             condition.unlock()
         }
 
