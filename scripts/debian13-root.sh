@@ -87,7 +87,6 @@ inside() {
     git config --file "$root/etc/gitconfig" --add safe.directory '*'
     chroot "$root" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" LANG=C.UTF-8 \
         PATH="$swift_bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
-        ${MAGICKIO_SKIP_GALLERY:+MAGICKIO_SKIP_GALLERY=$MAGICKIO_SKIP_GALLERY} \
         /bin/sh -c 'cd "$1" && shift && exec "$@"' sh "$repo" "$@"
 }
 
