@@ -78,6 +78,10 @@ let package = Package(
             name: "MagickIO",
             dependencies: ["CMagickWand", "CMagickCompat", "CHeif", "CCodecs", "CMagickMemory", "CResample", "CWorker"]
         ),
+        // The examples' shared code. The gallery example is a package of its own
+        // (Examples/Package.swift, which builds this folder as ExamplesShared): every package that
+        // depends on MagickIO resolves this manifest's dependencies, and Hummingbird's SwiftNIO,
+        // AsyncHTTPClient and BoringSSL must not be among them.
         .target(
             name: "ExampleSupport",
             dependencies: ["MagickIO", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -129,34 +133,3 @@ let package = Package(
         ),
     ]
 )
-
-// The gallery example, MagickIO in a Hummingbird 2 service, and its tests. Hummingbird and
-// HummingbirdTesting bring SwiftNIO, AsyncHTTPClient and BoringSSL: minutes of build that the
-// library never needs. MAGICKIO_SKIP_GALLERY=1 leaves all of it out (CI's sanitizer runs, whose
-// subject is the library: see .ci/run).
-if Context.environment["MAGICKIO_SKIP_GALLERY"] == nil {
-    package.dependencies.append(.package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"))
-    package.products.append(.executable(name: "gallery", targets: ["gallery"]))
-    package.targets += [
-        // MagickIO in a web service: the samples (or DIR) as a page, thumbnails on demand, uploads.
-        .executableTarget(
-            name: "gallery",
-            dependencies: [
-                "MagickIO",
-                "ExampleSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-            ],
-            path: "Examples/gallery"
-        ),
-        // The routes in process (HummingbirdTesting's live framework) and over raw sockets; the
-        // fixtures are MagickIOTests', read where they lie.
-        .testTarget(
-            name: "GalleryTests",
-            dependencies: [
-                "gallery", "MagickIO",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-            ]
-        ),
-    ]
-}

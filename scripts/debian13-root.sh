@@ -34,11 +34,9 @@ packages=/opt/swift-packages
 # libedit and sqlite (Foundation, SwiftPM), tzdata, and git for SwiftPM's dependencies.
 toolchain_packages="binutils libc6-dev libgcc-14-dev libstdc++-14-dev libcurl4t64 libxml2 libedit2 libsqlite3-0 libncurses6
     pkg-config tzdata git ca-certificates"
-# Debian 13 splits libheif's codecs into plugins, and --no-install-recommends leaves out the
-# encoders that Debian 12's libheif1 has built in (HEIC through x265, AVIF through aom), which
-# MagickIO's HEIC/AVIF output needs (the decoders, libde265 and dav1d, come with libheif-dev).
-# A C compiler (cc) builds scripts/jpeg-scans.c for the tests.
-debian13_packages="libheif-plugin-x265 libheif-plugin-aomenc gcc"
+# A C compiler (cc) builds scripts/jpeg-scans.c for the tests. (libheif's encoder plugins, which
+# Debian 13 splits out of libheif1, are in README's Debian 13 line.)
+debian13_packages="gcc"
 
 make_root() {
     if [ ! -x "$root/usr/bin/apt-get" ]; then
@@ -52,9 +50,10 @@ deb $mirror trixie-updates main
 deb http://deb.debian.org/debian-security trixie-security main
 EOF
     cp /etc/resolv.conf "$root/etc/resolv.conf"
-    # The README's install line, as written there (a user's first step), then the toolchain's needs.
+    # The README's Debian 13 install line, as written there (a user's first step; the one with
+    # libheif's encoder plugins), then the toolchain's needs.
     local readme_line
-    readme_line=$(grep -m1 -E '^apt-get update && apt-get install' "$repo/README.md")
+    readme_line=$(grep -m1 -E '^apt-get update && apt-get install.*libheif-plugin-x265' "$repo/README.md")
     in_root env DEBIAN_FRONTEND=noninteractive sh -c "$readme_line"
     # shellcheck disable=SC2086
     in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $toolchain_packages $debian13_packages
@@ -87,7 +86,6 @@ inside() {
     git config --file "$root/etc/gitconfig" --add safe.directory '*'
     chroot "$root" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" LANG=C.UTF-8 \
         PATH="$swift_bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
-        ${MAGICKIO_SKIP_GALLERY:+MAGICKIO_SKIP_GALLERY=$MAGICKIO_SKIP_GALLERY} \
         /bin/sh -c 'cd "$1" && shift && exec "$@"' sh "$repo" "$@"
 }
 

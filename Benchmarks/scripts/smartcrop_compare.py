@@ -2,7 +2,7 @@
 """MagickIO's attention (or entropy) crop against libvips' on a folder of photos.
 
     pip install pyvips pyvips-binary pillow
-    MAGICKIO_SKIP_GALLERY=1 swift build -c release --product thumbnail
+    swift build -c release --product thumbnail
     Benchmarks/scripts/smartcrop_compare.py PHOTO_DIR --thumbnail .build/release/thumbnail \
         --out /tmp/smartcrop [--crop attention] [--size 256]
 

@@ -1,4 +1,4 @@
-import ExampleSupport
+import ExamplesShared
 import Foundation
 import Hummingbird
 import Logging

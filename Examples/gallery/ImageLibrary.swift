@@ -1,4 +1,4 @@
-import ExampleSupport
+import ExamplesShared
 import Foundation
 
 /// The folder the gallery serves: its images, found as `thumbnail` finds them in a directory,

@@ -1,3 +1,3 @@
-import ExampleSupport
+import ExamplesShared
 
 await CommandLineTool.run(GalleryCommand.self)

@@ -19,8 +19,8 @@ here=scripts/gallery
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends wrk; }
 python3 -c 'import PIL, numpy' 2>/dev/null || python3 -m pip install -q Pillow numpy
 python3 "$here/make_load_corpus.py" "$work"
-swift build -c release --product gallery 2>&1 | tail -1
-bin="$(swift build -c release --show-bin-path)/gallery"
+swift build --package-path Examples -c release --product gallery 2>&1 | tail -1
+bin="$(swift build --package-path Examples -c release --show-bin-path)/gallery"
 
 cache="$work/cache"
 rm -rf "$cache"

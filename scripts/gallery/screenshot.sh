@@ -17,8 +17,8 @@ command -v chromium >/dev/null || {
 }
 bin="${GALLERY_BIN:-}"
 if [ -z "$bin" ]; then
-    swift build -c release --product gallery 2>&1 | tail -1
-    bin="$(swift build -c release --show-bin-path)/gallery"
+    swift build --package-path Examples -c release --product gallery 2>&1 | tail -1
+    bin="$(swift build --package-path Examples -c release --show-bin-path)/gallery"
 fi
 
 cache="$(mktemp -d)"

@@ -1,0 +1,58 @@
+// swift-tools-version: 6.0
+// The gallery example, MagickIO in a Hummingbird 2 service, and its tests, in a package of their
+// own: Hummingbird brings SwiftNIO, AsyncHTTPClient and BoringSSL, which a package that depends on
+// the MagickIO library must not resolve. Run from the repository's root:
+// `swift run --package-path Examples -c release gallery`. The `thumbnail` and `imageinfo` examples
+// beside it belong to the root package (the README's `swift run -c release thumbnail`).
+import Foundation
+import PackageDescription
+
+// SwiftPM names a path dependency after its folder, which is whatever the clone is called.
+let magickIOPackage = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+
+let package = Package(
+    name: "MagickIOExamples",
+    products: [
+        .executable(name: "gallery", targets: ["gallery"]),
+    ],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+    ],
+    targets: [
+        // The examples' shared code (Shared/), which the root package builds as ExampleSupport for
+        // `thumbnail` and `imageinfo`: one folder, two module names, because a target name must be
+        // unique across a package graph, and this one holds the root package.
+        .target(
+            name: "ExamplesShared",
+            dependencies: [
+                .product(name: "MagickIO", package: magickIOPackage),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Shared"
+        ),
+        // MagickIO in a web service: the samples (or DIR) as a page, thumbnails on demand, uploads.
+        .executableTarget(
+            name: "gallery",
+            dependencies: [
+                "ExamplesShared",
+                .product(name: "MagickIO", package: magickIOPackage),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "gallery"
+        ),
+        // The routes in process (HummingbirdTesting's live framework) and over raw sockets; the
+        // fixtures are MagickIOTests', read where they lie.
+        .testTarget(
+            name: "GalleryTests",
+            dependencies: [
+                "gallery",
+                .product(name: "MagickIO", package: magickIOPackage),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            path: "Tests/GalleryTests"
+        ),
+    ]
+)
