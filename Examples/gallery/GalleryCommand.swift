@@ -1,4 +1,5 @@
 import ArgumentParser
+import ExamplesShared
 import Foundation
 import Hummingbird
 import Logging
@@ -37,6 +38,10 @@ struct GalleryCommand: AsyncParsableCommand {
                                                                 valueName: "SECONDS"))
     var timeLimit: Double = 10
 
+    @Option(help: ArgumentHelp("Where uploads are decoded: process (worker processes held to the budget and the time "
+                               + "limit) or in-process.", valueName: "process|in-process"))
+    var isolation: IsolationChoice = .process
+
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1 (got \(jobs)).") }
         guard memoryBudget >= 1 else { throw ValidationError("--memory-budget must be at least 1 MiB.") }
@@ -65,6 +70,7 @@ struct GalleryCommand: AsyncParsableCommand {
         let cacheFolder = URL(fileURLWithPath: cache ?? NSTemporaryDirectory() + "gallery-cache")
         var uploads = UploadLimits()
         uploads.decodingOptions.timeLimit = timeLimit > 0 ? .milliseconds(Int64((timeLimit * 1000).rounded(.up))) : nil
+        uploads.decodingOptions.isolation = isolation == .process ? .process : .inProcess
         let gallery = try Gallery(root: root, cache: cacheFolder, jobs: jobs, memoryBudget: memoryBudget << 20,
                                   timeLimit: uploads.decodingOptions.timeLimit, uploads: uploads)
 

@@ -20,7 +20,8 @@ enum Worker {
         while true {
             var descriptor: Int32 = -1
             let length = buffer.withUnsafeMutableBytes { mio_worker_receive(socket, $0.baseAddress, $0.count, &descriptor) }
-            guard length > 0 else { exit(0) }
+            // The host closed the socket (or ended): nothing of the program's own exit is the worker's to run.
+            guard length > 0 else { _exit(0) }
             let request = buffer.withUnsafeBytes { try? WorkerRequest(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
             let answer: (WorkerResponse, Image?)
             if let request, descriptor >= 0 {
@@ -103,12 +104,12 @@ enum Worker {
         }
         let header = response.encoded()
         let file = mio_memory_file("magickio-answer")
-        guard file >= 0 else { exit(71) }
+        guard file >= 0 else { _exit(71) }
         defer { close(file) }
         if case let .image(snapshot, _, _, _, _) = response, let image {
             let size = snapshot.pixelOffset + snapshot.pixelBytes
             guard ftruncate(file, off_t(size)) == 0,
-                  let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0), mapped != MAP_FAILED else { exit(71) }
+                  let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0), mapped != MAP_FAILED else { _exit(71) }
             defer { munmap(mapped, size) }
             header.withUnsafeBytes { mapped.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
             do throws(MagickIOError) {
@@ -118,10 +119,10 @@ enum Worker {
                 return
             }
         } else {
-            guard header.withUnsafeBytes({ write(file, $0.baseAddress, $0.count) }) == header.count else { exit(71) }
+            guard header.withUnsafeBytes({ write(file, $0.baseAddress, $0.count) }) == header.count else { _exit(71) }
         }
         var length = Int64(header.count).littleEndian
-        guard mio_worker_send(socket, &length, 8, file) == 0 else { exit(0) }
+        guard mio_worker_send(socket, &length, 8, file) == 0 else { _exit(0) }
     }
 }
 
