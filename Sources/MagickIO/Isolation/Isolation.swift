@@ -1,7 +1,7 @@
 /// Where a decode runs (``DecodingOptions/isolation``).
 ///
-/// With ``process``, the default, every decode of a source (``ImageSource/thumbnail(maxPixelSize:at:allowUpscale:options:)``
-/// and its siblings, ``ImageSource/image(at:)``) runs in a decode worker: a process MagickIO starts
+/// With ``process``, the default, every decode of a source (``ImageSource/thumbnail(maxPixelSize:at:allowUpscale:options:)-9fdwo``
+/// and its siblings, ``ImageSource/image(at:)-64vjm``) runs in a decode worker: a process MagickIO starts
 /// from the program's own executable (a C constructor takes it before the program's `main`, so
 /// no second binary ships and nothing is configured), keeps and reuses. The kernel holds a worker's
 /// data segment to the decode's ``DecodingOptions/memoryBudget`` on top of a fixed baseline
