@@ -134,7 +134,7 @@ struct AnimationTests {
 
     @Test("a stop reaches an animated thumbnail between rows of a frame, long before its last frame", .timeLimit(.minutes(10)))
     func cancellation() throws {
-        let source = try Fixture.source("anim-300.gif")
+        let source = try ImageSource(url: Fixture.url("anim-300.gif"), options: DecodingOptions().inProcess)
         let interrupt = Interrupt()
         let outcome = CancellationTests.cancelAtFirstProgress(interrupt) { () throws(MagickIOError) in
             _ = try source.thumbnail(.maxPixelSize(128), at: 0, allowUpscale: false, options: Self.animated, interrupt: interrupt)

@@ -73,6 +73,23 @@ struct IsolationTests {
         }
     }
 
+    @Test("an animated thumbnail crosses from the worker with every frame, delay and the loop count",
+          .timeLimit(.minutes(5)), arguments: ["anim-300.gif", "anim-dispose.gif", "anim-dispose.webp", "anim-once.gif", "animated.gif"])
+    func animationMatches(name: String) throws {
+        let animated = ThumbnailOptions(animated: true)
+        let (process, inProcess) = Self.both(name) { try $0.thumbnail(maxPixelSize: 48, options: animated) }
+        #expect(process == inProcess && process.error == nil, "\(name): worker \(process), in process \(inProcess)")
+        func frames(_ options: DecodingOptions) throws -> (String, [UInt8], Data) {
+            let image = try ImageSource(url: Fixture.url(name), options: options).thumbnail(maxPixelSize: 48, options: animated)
+            let frames = try #require(image.animation)
+            return ("\(frames.width)x\(frames.height) \(frames.delays) loop \(frames.loopCount)", frames.pixels,
+                    try image.encoded(as: .gif))
+        }
+        let (workerFrames, inProcessFrames) = (try frames(DecodingOptions()), try frames(DecodingOptions().inProcess))
+        #expect(workerFrames.0 == inProcessFrames.0, "\(name): \(workerFrames.0) against \(inProcessFrames.0)")
+        #expect(workerFrames.1 == inProcessFrames.1 && workerFrames.2 == inProcessFrames.2, "\(name): the frames' pixels or GIF differ")
+    }
+
     @Test("a decoder that crashes is corruptImage, and the next decode works", .timeLimit(.minutes(5)))
     func crash() throws {
         let source = try Fixture.source("photo.jpg")

@@ -207,13 +207,25 @@ enum DecodeWorkers {
             return .failure(error)
         case let .image(snapshot, orientation, warnings, decoder, cropRect):
             guard snapshot.pixelOffset >= headerLength, snapshot.pixelBytes <= size - snapshot.pixelOffset else { throw malformed }
+            var frames: AnimationFrames?
+            if let animation = snapshot.animation {
+                let start = snapshot.pixelOffset + snapshot.pixelBytes
+                guard animation.offset >= start, animation.offset <= size, animation.bytes <= size - animation.offset else { throw malformed }
+                // Read, not touched through the mapping: only the frames' own copy is this process's memory.
+                let pixels = try [UInt8](unsafeUninitializedCapacity: animation.bytes) { buffer, count throws(MagickIOError) in
+                    guard pread(file, buffer.baseAddress, animation.bytes, off_t(animation.offset)) == animation.bytes else { throw malformed }
+                    count = animation.bytes
+                }
+                frames = AnimationFrames(width: animation.width, height: animation.height, pixels: pixels,
+                                         delays: animation.delays.map { .nanoseconds($0) }, loopCount: animation.loopCount)
+            }
             // The image takes this process's pixel cache (8 bytes a pixel): through the gate, as
             // any image made here.
             let cacheBytes = snapshot.width.saturatingTimes(snapshot.height).saturatingTimes(8)
             return .success(try CacheGate.shared.retryingAlone(cacheBytes) { () throws(MagickIOError) -> Image in
                 let wand = Wand()
                 try snapshot.restore(into: wand, pixels: mapped + snapshot.pixelOffset)
-                var image = Image(wand: wand, orientation: orientation, warnings: warnings, decoder: decoder)
+                var image = Image(wand: wand, orientation: orientation, warnings: warnings, decoder: decoder, animation: frames)
                 image.cropRect = cropRect
                 return image
             })

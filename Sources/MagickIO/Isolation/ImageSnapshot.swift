@@ -32,6 +32,19 @@ struct ImageSnapshot {
     var profiles: [(name: String, bytes: [UInt8])]
     var properties: [(name: String, value: String)]
     var artifacts: [(name: String, value: String)]
+    /// An animated thumbnail's frames (``ThumbnailOptions/animated``): their size, delays and loop
+    /// count here, their RGBA pixels in the memory file after the image's.
+    struct Animation {
+        var width: Int
+        var height: Int
+        var loopCount: Int
+        /// In nanoseconds.
+        var delays: [Int]
+        var offset = 0
+        var bytes: Int { width * height * 4 * delays.count }
+    }
+
+    var animation: Animation?
     /// Where the pixels lie in the response's memory file, and how many bytes they take.
     var pixelOffset = 0
     var pixelBytes: Int { width * height * map.count * sampleBytes }
@@ -40,6 +53,7 @@ struct ImageSnapshot {
     /// caps what a file brings), small enough that a worker cannot make its host allocate much.
     static let maxEntries = 4096
     static let maxSide = 1 << 20
+    static let maxFrames = 100_000
 
     /// The wand's current image.
     init(_ wand: Wand) {
@@ -177,6 +191,14 @@ struct ImageSnapshot {
             }
         }
         wire.put(pixelOffset)
+        wire.put(animation) { wire, animation in
+            wire.put(animation.width)
+            wire.put(animation.height)
+            wire.put(animation.loopCount)
+            wire.put(animation.delays.count)
+            for delay in animation.delays { wire.put(delay) }
+            wire.put(animation.offset)
+        }
     }
 
     init(_ wire: inout WireReader) throws(WireReader.Malformed) {
@@ -211,5 +233,12 @@ struct ImageSnapshot {
         properties = try pairs(&wire)
         artifacts = try pairs(&wire)
         pixelOffset = try wire.int(in: 0...Int(Int32.max) * 64)
+        animation = try wire.optional { (wire: inout WireReader) throws(WireReader.Malformed) -> Animation in
+            var animation = Animation(width: try wire.int(in: 1...Self.maxSide), height: try wire.int(in: 1...Self.maxSide),
+                                      loopCount: try wire.int(in: 0...Int(Int32.max)), delays: [])
+            for _ in 0..<(try wire.int(in: 1...Self.maxFrames)) { animation.delays.append(try wire.int(in: 0...Int.max)) }
+            animation.offset = try wire.int(in: 0...Int.max)
+            return animation
+        }
     }
 }

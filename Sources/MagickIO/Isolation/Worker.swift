@@ -50,7 +50,11 @@ enum Worker {
             case .misbehave(let misbehaviour):
                 misbehave(misbehaviour)
             }
-            let snapshot = try image.storage.reading { wand throws(MagickIOError) in ImageSnapshot(wand) }
+            var snapshot = try image.storage.reading { wand throws(MagickIOError) in ImageSnapshot(wand) }
+            if let frames = image.animation {
+                snapshot.animation = .init(width: frames.width, height: frames.height, loopCount: frames.loopCount,
+                                           delays: frames.delays.map(WorkerRequest.nanoseconds))
+            }
             return (.image(snapshot, orientation: image.orientation, warnings: image.warnings, decoder: image.decoder,
                            cropRect: image.cropRect), image)
         } catch {
@@ -98,8 +102,10 @@ enum Worker {
         var response = response
         if case let .image(snapshot, orientation, warnings, decoder, cropRect) = response {
             var placed = snapshot
-            // The header's length does not depend on the offset it holds (a fixed-size field).
+            // The header's length does not depend on the offsets it holds (fixed-size fields).
             placed.pixelOffset = (response.encoded().count + 4095) & ~4095
+            let animationOffset = (placed.pixelOffset + placed.pixelBytes + 4095) & ~4095
+            placed.animation?.offset = animationOffset
             response = .image(placed, orientation: orientation, warnings: warnings, decoder: decoder, cropRect: cropRect)
         }
         let header = response.encoded()
@@ -107,13 +113,18 @@ enum Worker {
         guard file >= 0 else { _exit(71) }
         defer { close(file) }
         if case let .image(snapshot, _, _, _, _) = response, let image {
-            let size = snapshot.pixelOffset + snapshot.pixelBytes
+            let size = snapshot.animation.map { $0.offset + $0.bytes } ?? snapshot.pixelOffset + snapshot.pixelBytes
             guard ftruncate(file, off_t(size)) == 0,
                   let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0), mapped != MAP_FAILED else { _exit(71) }
             defer { munmap(mapped, size) }
             header.withUnsafeBytes { mapped.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
             do throws(MagickIOError) {
                 try image.storage.reading { wand throws(MagickIOError) in try snapshot.exportPixels(wand, into: mapped + snapshot.pixelOffset) }
+                // Written, not mapped: the frames' copy in the memory file is not this process's memory.
+                if let animation = snapshot.animation, let frames = image.animation,
+                   frames.pixels.withUnsafeBytes({ pwrite(file, $0.baseAddress, animation.bytes, off_t(animation.offset)) }) != animation.bytes {
+                    _exit(71)
+                }
             } catch {
                 send(.failure(error), image: nil, on: socket)
                 return

@@ -53,7 +53,7 @@ extension ImageSource {
         // One clock for the whole call: the embedded thumbnail, the own decoders and ImageMagick's
         // read all count against the same time limit (an async call's starts when its work starts).
         let interrupt = interrupt ?? decodingOptions.timeLimit.map { Interrupt(timeLimit: $0) }
-        if isolatesDecodes, !options.animated {
+        if isolatesDecodes {
             return try DecodeWorkers.run(.thumbnail(request, index: index, allowUpscale: allowUpscale, options: options),
                                          source: self, interrupt: interrupt)
         }
