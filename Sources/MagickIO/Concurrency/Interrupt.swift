@@ -50,8 +50,7 @@ final class Interrupt: Sendable {
     /// Why the work must stop, or nil to go on.
     var stopReason: Reason? {
         if cancelled.load(ordering: .relaxed) { return .cancelled }
-        let start = started.load(ordering: .relaxed)
-        if let timeLimit, start > 0, ContinuousClock.now - (origin + .nanoseconds(start)) > timeLimit { return .deadline(timeLimit) }
+        if let timeLimit, elapsed > timeLimit { return .deadline(timeLimit) }
         return nil
     }
 

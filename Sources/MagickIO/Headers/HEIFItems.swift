@@ -92,7 +92,7 @@ struct HEIFItems {
         // libheif keeps the last meta box before the first box it cannot read, which need not be
         // the last one here.
         guard metas.count <= 1 else {
-            found.unreadable = "the HEIF file has \(metas.count) meta boxes"
+            found.refuse("\(metas.count) meta boxes")
             return found
         }
         guard let meta = metas.first, meta.count >= 4 else { return found }
@@ -100,7 +100,10 @@ struct HEIFItems {
         let children = ISOBMFFBoxes.walk(&reader, in: (meta.lowerBound + 4)..<meta.upperBound, limit: Limits.children + 1) { _, box in
             if first[box.type] == nil { first[box.type] = box.body }
         }
-        guard children <= Limits.children else { return found.refused("more than \(Limits.children) boxes in its meta box") }
+        guard children <= Limits.children else {
+            found.refuse("more than \(Limits.children) boxes in its meta box")
+            return found
+        }
         if let pitm = first["pitm"] {
             var fields = HEIFFields(reader.bytes(at: pitm.lowerBound, min(pitm.count, 8)) ?? [])
             if let version = fields.take(1), fields.skip(3) { found.primary = fields.take(version == 0 ? 2 : 4) }
@@ -118,26 +121,26 @@ struct HEIFItems {
                 // libheif merges every ipma, the first entry for an item winning.
                 if box.type == "ipma" { found.readAssociations(reader.bytes(at: box.body.lowerBound, box.body.count) ?? []) }
             }
-            guard children <= Limits.children else { return found.refused("more than \(Limits.children) boxes in its iprp box") }
+            guard children <= Limits.children else {
+                found.refuse("more than \(Limits.children) boxes in its iprp box")
+                return found
+            }
             if let ipco {
                 let properties = ISOBMFFBoxes.walk(&reader, in: ipco, limit: Limits.children + 1) { _, property in
                     found.properties.append(Property(type: property.type, body: property.body))
                 }
-                guard properties <= Limits.children else { return found.refused("more than \(Limits.children) item properties") }
+                guard properties <= Limits.children else {
+                    found.refuse("more than \(Limits.children) item properties")
+                    return found
+                }
             }
         }
         found.checkLimits(&reader)
         return found
     }
 
-    /// The file with `unreadable` set to why MagickIO does not let libheif parse it (the first
-    /// reason found stays).
-    private func refused(_ why: String) -> HEIFItems {
-        var refused = self
-        refused.refuse(why)
-        return refused
-    }
-
+    /// Sets `unreadable` to why MagickIO does not let libheif parse the file (the first reason
+    /// found stays).
     private mutating func refuse(_ why: String) {
         if unreadable == nil { unreadable = "the HEIF file has \(why)" }
     }
@@ -180,11 +183,9 @@ struct HEIFItems {
         guard body.count >= 4 + countSize,
               let count = version == 0 ? reader.u16be(at: body.lowerBound + 4) : reader.u32be(at: body.lowerBound + 4),
               count > 0 else { return }
-        let range = (body.lowerBound + 4 + countSize)..<body.upperBound
-        guard count <= Limits.items, ISOBMFFBoxes.walk(&reader, in: range, limit: Limits.items + 1, visit: { _, _ in }) <= Limits.items else {
-            return refuse("more than \(Limits.items) items")
-        }
-        ISOBMFFBoxes.walk(&reader, in: range) { reader, box in
+        guard count <= Limits.items else { return refuse("more than \(Limits.items) items") }
+        let entries = ISOBMFFBoxes.walk(&reader, in: (body.lowerBound + 4 + countSize)..<body.upperBound,
+                                        limit: Limits.items + 1) { reader, box in
             guard box.type == "infe",
                   var fields = reader.bytes(at: box.body.lowerBound, min(box.body.count, 14)).map(HEIFFields.init),
                   let version = fields.take(1), version >= 2, fields.skip(3),
@@ -192,6 +193,7 @@ struct HEIFItems {
                   items[id]?.type.isEmpty ?? true else { return }
             items[id, default: Item()].type = String(decoding: type, as: UTF8.self)
         }
+        if entries > Limits.items { refuse("more than \(Limits.items) items") }
     }
 
     /// `iloc`: for each item, how its data is built (file offset or `idat`) and its extents.

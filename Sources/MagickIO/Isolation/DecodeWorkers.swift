@@ -188,7 +188,9 @@ enum DecodeWorkers {
         return MagickIOError(.corruptImage, "the decoder crashed on this file (\(signal != 0 ? "signal \(signal)" : "exit \(exitStatus)"))")
     }
 
-    /// The answer in the memory file `file`: the error, or the image made again from its pixels.
+    /// The answer in the memory file `file`: the error, or the image made again from its pixels
+    /// (or why it could not be made here). Throws only for an answer that cannot be read: the
+    /// worker that gave it is not used again.
     private static func read(_ file: Int32, headerLength: Int) throws(MagickIOError) -> Result<Image, MagickIOError> {
         var status = stat()
         let malformed = MagickIOError(.corruptImage, "the decoder gave an answer MagickIO cannot read")
@@ -220,15 +222,17 @@ enum DecodeWorkers {
                                          delays: animation.delays.map { .nanoseconds($0) }, loopCount: animation.loopCount)
             }
             // The image takes this process's pixel cache (8 bytes a pixel): through the gate, as
-            // any image made here.
+            // any image made here. Its failure is this process's, not the worker's, which answered.
             let cacheBytes = snapshot.width.saturatingTimes(snapshot.height).saturatingTimes(8)
-            return .success(try CacheGate.shared.retryingAlone(cacheBytes) { () throws(MagickIOError) -> Image in
-                let wand = Wand()
-                try snapshot.restore(into: wand, pixels: mapped + snapshot.pixelOffset)
-                var image = Image(wand: wand, orientation: orientation, warnings: warnings, decoder: decoder, animation: frames)
-                image.cropRect = cropRect
-                return image
-            })
+            return Result { () throws(MagickIOError) -> Image in
+                try CacheGate.shared.retryingAlone(cacheBytes) { () throws(MagickIOError) -> Image in
+                    let wand = Wand()
+                    try snapshot.restore(into: wand, pixels: mapped + snapshot.pixelOffset)
+                    var image = Image(wand: wand, orientation: orientation, warnings: warnings, decoder: decoder, animation: frames)
+                    image.cropRect = cropRect
+                    return image
+                }
+            }
         }
     }
 }
