@@ -6,8 +6,12 @@ disposal, delay, transparency and the loop extension are exactly what the tests 
   disposals (none, background, previous) and a transparent colour (see AnimationTests);
 - anim-once.gif: 16x16, no NETSCAPE2.0 extension (plays once), three interlaced frames with local
   colour tables;
+- anim-thrice.gif: anim-once.gif's frames with a NETSCAPE2.0 count of 3 (four plays);
 - anim-300.gif: 500x500, 300 frames of 40 ms (a full first frame, then a 16x16 square moving with
-  the three disposals in turn): about 30 KB, for the memory test.
+  the three disposals in turn): about 30 KB, for the memory test;
+- gif-imagemagick-gamma.gif and gif-plain-twin.gif: a still picture with and without
+  ImageMagick's private gamma extension (ContainerOdditiesTests);
+- gif-65535x1.gif: a still picture wider than ImageMagick's width limit.
 
 The WebP fixture is made from anim-dispose.gif by gif2webp (make-fixtures.sh).
 Usage: scripts/animation-fixtures.py OUTPUT_DIR
@@ -92,11 +96,11 @@ def frame(x, y, w, h, pixels, delay_cs, disposal, transparent=None, local=None, 
     return gce + descriptor + b"\x03" + sub_blocks(lzw(stored, 3))
 
 
-def gif(width, height, frames, loop=None):
-    head = b"GIF89a" + struct.pack("<HH", width, height) + bytes([0x80 | 0x70 | 2, 0, 0]) + colour_table(PALETTE, 8)
+def gif(width, height, frames, loop=None, palette=PALETTE, extensions=b""):
+    head = b"GIF89a" + struct.pack("<HH", width, height) + bytes([0x80 | 0x70 | 2, 0, 0]) + colour_table(palette, 8)
     if loop is not None:
         head += b"\x21\xFF\x0BNETSCAPE2.0\x03\x01" + struct.pack("<H", loop) + b"\x00"
-    return head + b"".join(frames) + b"\x3B"
+    return head + extensions + b"".join(frames) + b"\x3B"
 
 
 def square(w, h, colour):
@@ -113,13 +117,13 @@ def dispose_fixture():
     ], loop=0)
 
 
-def once_fixture():
+def once_fixture(loop=None):
     local = [(0, 0, 0), (255, 128, 0), (0, 128, 255), (128, 0, 255)]
     frames = []
     for n in range(3):
         pixels = [(x // 4 + y // 4 + n) % 4 for y in range(16) for x in range(16)]
         frames.append(frame(0, 0, 16, 16, pixels, 5 * (n + 1), 1, local=local, interlaced=True))
-    return gif(16, 16, frames)
+    return gif(16, 16, frames, loop=loop)
 
 
 def big_fixture():
@@ -130,8 +134,33 @@ def big_fixture():
     return gif(500, 500, frames, loop=0)
 
 
+def gamma_fixtures():
+    """32x16 quadrants, red, green, blue and mid grey (128) bottom right, with and without the
+    application extension ImageMagick writes for an image whose gamma is 1 ("ImageMagick",
+    "gamma=1"): its own coder then reads the frame as linear RGB and brightens it on the way to
+    sRGB. No other decoder reads the extension."""
+    palette = PALETTE[:3] + [(128, 128, 128)]
+    pixels = [(0 if x < 16 else 1) + (0 if y < 8 else 2) for y in range(16) for x in range(32)]
+    extension = b"\x21\xFF\x0BImageMagick\x07gamma=1\x00"
+    return (gif(32, 16, [frame(0, 0, 32, 16, pixels, 0, 0)], palette=palette, extensions=extension),
+            gif(32, 16, [frame(0, 0, 32, 16, pixels, 0, 0)], palette=palette))
+
+
+def wide_fixture():
+    """65535x1, left half red, right half blue: wider than ImageMagick's limit (Debian's policy:
+    16,000 pixels a side); giflib makes its thumbnail."""
+    return gif(65535, 1, [frame(0, 0, 65535, 1, [RED if x < 32767 else BLUE for x in range(65535)], 0, 0)])
+
+
 if __name__ == "__main__":
     out = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
     (out / "anim-dispose.gif").write_bytes(dispose_fixture())
     (out / "anim-once.gif").write_bytes(once_fixture())
+    # The same frames with a NETSCAPE2.0 count of 3: three repetitions after the first play, four
+    # plays in all (as browsers show it).
+    (out / "anim-thrice.gif").write_bytes(once_fixture(loop=3))
     (out / "anim-300.gif").write_bytes(big_fixture())
+    gamma, twin = gamma_fixtures()
+    (out / "gif-imagemagick-gamma.gif").write_bytes(gamma)
+    (out / "gif-plain-twin.gif").write_bytes(twin)
+    (out / "gif-65535x1.gif").write_bytes(wide_fixture())

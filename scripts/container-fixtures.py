@@ -2,7 +2,9 @@
 """Writes the fixtures of containers whose oddities are not damage (issue 21): HEIF images turned
 or cropped by `irot`/`imir`/`clap` properties listed before their `ispe` (as libavif writes them,
 which libheif 1.15 sizes wrongly), AVIF image sequences with and without a primary still item,
-OS/2 BMPs whose file-size field holds the headers' size, and a JPEG whose EXIF thumbnail is broken.
+OS/2 BMPs whose file-size field holds the headers' size or whose OS/2 2.x header ImageMagick
+misreads, 32-bit BMPs whose fourth byte is or is not alpha, a PNG wider than ImageMagick's width limit,
+and a JPEG whose EXIF thumbnail is broken.
 
     python3 scripts/container-fixtures.py OUT-DIR
 
@@ -17,6 +19,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import zlib
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 W, H = 96, 64
@@ -206,6 +209,44 @@ out("bmp-os2v2-16.bmp", bmp(struct.pack("<IiiHH", 16, BW, BH, 1, 8), 4, first=6)
 out("bmp-os2v2-40-size-field.bmp", bmp(os2v2_40, 4, size_field=14 + 40))
 # Real damage beside the same oddity: the last 5 rows' pixels are missing.
 out("bmp-os2-size-field-truncated.bmp", bmp(os2v1, 3, size_field=14 + 12, cut=5 * BW))
+
+
+# OS/2 2.x headers ImageMagick 6.9.11 misreads, which MagickIO hands it as a Windows 3 header:
+# its palette is read 24 bytes early after a 64-byte header (bmp-os2v2.bmp, as bmpsuite's
+# pal8os2v2), and after a 16-byte header whose palette starts with the quadrants (no black entries
+# to read as 0s) the palette is read as the header's missing fields. OS/2 2.x's own Huffman 1D
+# coding (3) is not decoded: unsupportedFormat.
+out("bmp-os2v2-16-palette-first.bmp", bmp(struct.pack("<IiiHH", 16, BW, BH, 1, 8), 4))
+out("bmp-os2v2-huffman.bmp", bmp(struct.pack("<IiiHHIIiiII", 64, BW, BH, 1, 8, 3, 0, 2835, 2835, 256, 0) + bytes(24), 4))
+
+
+def bmp32(alpha):
+    """32x16, 32 bits a pixel, BI_RGB (a 40-byte header): the quadrants, the fourth byte of each
+    pixel alpha(x, y). ImageMagick and browsers take that byte as alpha unless it is 0 everywhere."""
+    info = struct.pack("<IiiHHIIiiII", 40, BW, BH, 1, 32, 0, BW * BH * 4, 2835, 2835, 0, 0)
+    pixels = b"".join(bytes(tuple(reversed(QUADRANTS[quadrant(x, y, BW, BH)])) + (alpha(x, y),))
+                      for y in reversed(range(BH)) for x in range(BW))
+    offset = 14 + len(info)
+    return b"BM" + struct.pack("<IHHI", offset + len(pixels), 0, 0, offset) + info + pixels
+
+
+# The right half transparent, the left opaque; and the same with every fourth byte 0 (opaque).
+out("bmp-rgb32-alpha-byte.bmp", bmp32(lambda x, y: 255 if x < BW // 2 else 0))
+out("bmp-rgb32-zero-byte.bmp", bmp32(lambda x, y: 0))
+
+
+# --- A PNG wider than ImageMagick's limit -------------------------------------------------------
+# 65535x1 (Debian's policy holds ImageMagick to 16,000 pixels a side), left half red, right half
+# blue: MagickIO's own PNG rows make its thumbnail; the budget, not the side, bounds the cost.
+
+def png_chunk(kind, body):
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+
+
+WIDE = 65535
+row = b"\0" + b"".join(bytes((255, 0, 0) if x < WIDE // 2 else (0, 0, 255)) for x in range(WIDE))
+out("png-65535x1.png", b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", struct.pack(">IIBBBBB", WIDE, 1, 8, 2, 0, 0, 0))
+    + png_chunk(b"IDAT", zlib.compress(row, 9)) + png_chunk(b"IEND", b""))
 
 
 # --- A JPEG whose EXIF thumbnail is broken ------------------------------------------------------

@@ -81,8 +81,11 @@ mio_gif_writer *mio_gif_writer_create(uint32_t width, uint32_t height, int loop_
         EGifSetGifVersion(writer->gif, true);
         ok = EGifPutScreenDesc(writer->gif, (int)width, (int)height, 8, 0, NULL) == GIF_OK;
     }
+    // loop_count is how many times the animation plays (0 forever); the NETSCAPE2.0 extension
+    // counts the repetitions after the first, and a GIF without it plays once.
     if (ok && loop_count != 1) {
-        uint8_t loop[3] = {1, (uint8_t)(loop_count & 0xFF), (uint8_t)((loop_count >> 8) & 0xFF)};
+        int repeats = loop_count <= 0 ? 0 : loop_count - 1;
+        uint8_t loop[3] = {1, (uint8_t)(repeats & 0xFF), (uint8_t)((repeats >> 8) & 0xFF)};
         ok = EGifPutExtensionLeader(writer->gif, APPLICATION_EXT_FUNC_CODE) == GIF_OK
             && EGifPutExtensionBlock(writer->gif, 11, "NETSCAPE2.0") == GIF_OK
             && EGifPutExtensionBlock(writer->gif, 3, loop) == GIF_OK

@@ -10,7 +10,8 @@ struct AnimationTests {
     static let animated = ThumbnailOptions(animated: true)
 
     @Test("an animated GIF's frame count, delays and loop count are kept in the animated WebP and GIF written",
-          arguments: [("anim-dispose.gif", 4, [100, 200, 300, 400], 0), ("anim-once.gif", 3, [50, 100, 150], 1)])
+          arguments: [("anim-dispose.gif", 4, [100, 200, 300, 400], 0), ("anim-once.gif", 3, [50, 100, 150], 1),
+                      ("anim-thrice.gif", 3, [50, 100, 150], 4)])
     func timingKept(name: String, frames: Int, delays: [Int], loop: Int) throws {
         let source = try Fixture.source(name)
         let thumb = try source.thumbnail(maxPixelSize: 128, options: Self.animated)
@@ -27,6 +28,27 @@ struct AnimationTests {
             #expect(again.frameDelays == delays.map { .milliseconds($0) }, "\(format)")
             #expect(again.loopCount == loop, "\(format)")
         }
+    }
+
+    @Test("a GIF's NETSCAPE2.0 count is repetitions after the first play: 3 is a WebP loop count of 4, and 3 again in a GIF written")
+    func loopCountAsPlays() throws {
+        let thumb = try Fixture.source("anim-thrice.gif").thumbnail(maxPixelSize: 16, options: Self.animated)
+        let webp = [UInt8](try thumb.encoded(as: .webp(quality: 80)))
+        let anim = try #require(Self.offset(of: Array("ANIM".utf8), in: webp))
+        // ANIM: the chunk's size (4 bytes), the background colour (4), then the loop count (2).
+        #expect(Int(webp[anim + 12]) | Int(webp[anim + 13]) << 8 == 4, "the WebP plays four times")
+        let gif = [UInt8](try thumb.encoded(as: .gif))
+        let netscape = try #require(Self.offset(of: Array("NETSCAPE2.0".utf8), in: gif))
+        // NETSCAPE2.0, then a 3-byte sub-block: 1 and the little-endian count.
+        #expect(Array(gif[(netscape + 11)..<(netscape + 15)]) == [3, 1, 3, 0], "the GIF repeats three times")
+        let once = try Fixture.source("anim-once.gif").thumbnail(maxPixelSize: 16, options: Self.animated)
+        #expect(Self.offset(of: Array("NETSCAPE2.0".utf8), in: [UInt8](try once.encoded(as: .gif))) == nil,
+                "a GIF that plays once is written without the extension")
+    }
+
+    static func offset(of needle: [UInt8], in bytes: [UInt8]) -> Int? {
+        guard bytes.count >= needle.count else { return nil }
+        return (0...(bytes.count - needle.count)).first { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
     }
 
     @Test("frames are composited with their disposal (none, background, previous) and transparency",

@@ -111,6 +111,61 @@ struct ContainerOdditiesTests {
         }
     }
 
+    @Test("an OS/2 2.x BMP ImageMagick misreads (a 64-byte header, a 16-byte one before the palette) shows the quadrants, from a file and from memory",
+          arguments: ["bmp-os2v2.bmp", "bmp-os2v2-size-field.bmp", "bmp-os2v2-16-palette-first.bmp"])
+    func os2v2Palette(name: String) throws {
+        for source in [try Fixture.source(name), try ImageSource(data: try Fixture.data(name))] {
+            let quadrantsWanted = [Self.red, Self.green, Self.blue, Self.yellow]
+            let found = try quadrants(try source.image(at: 0))
+            #expect(found.elementsEqual(quadrantsWanted) { $0 == $1 }, "\(name): \(found)")
+            let thumbnail = try source.thumbnail(maxPixelSize: 16)
+            #expect((thumbnail.width, thumbnail.height) == (16, 8))
+            expect(try quadrants(thumbnail), quadrantsWanted, "\(name) thumbnail")
+        }
+    }
+
+    @Test("OS/2 2.x's own Huffman 1D coding is unsupportedFormat, named")
+    func os2v2Huffman() throws {
+        let error = #expect(throws: MagickIOError.self) { _ = try Fixture.source("bmp-os2v2-huffman.bmp").thumbnail(maxPixelSize: 16) }
+        #expect(error?.kind == .unsupportedFormat && error?.message.contains("Huffman 1D") == true, "\(String(describing: error))")
+    }
+
+    @Test("a 32-bit BI_RGB BMP's fourth byte is alpha unless it is 0 everywhere, in properties, image and thumbnail alike")
+    func rgb32FourthByte() throws {
+        let alpha = try Fixture.source("bmp-rgb32-alpha-byte.bmp")
+        #expect(try alpha.properties(at: 0).hasAlpha)
+        for image in [try alpha.image(at: 0), try alpha.thumbnail(maxPixelSize: 16)] {
+            let pixels = try image.pixels(.rgba8)
+            let left = pixels.rgba(x: pixels.width / 4, y: pixels.height / 4), right = pixels.rgba(x: pixels.width * 3 / 4, y: pixels.height / 4)
+            #expect(left.a == 255 && left.r == 255 && left.g == 0, "\(left)")
+            #expect(right.a == 0, "\(right)")
+        }
+        let opaque = try Fixture.source("bmp-rgb32-zero-byte.bmp")
+        #expect(try !opaque.properties(at: 0).hasAlpha)
+        for image in [try opaque.image(at: 0), try opaque.thumbnail(maxPixelSize: 16)] {
+            #expect(try !ImageSource(data: try image.encoded(as: .png)).properties(at: 0).hasAlpha, "written without alpha")
+            expect(try quadrants(image), [Self.red, Self.green, Self.blue, Self.yellow], "zero fourth bytes")
+            #expect(try image.pixels(.rgba8).rgba(x: 2, y: 2).a == 255)
+        }
+    }
+
+    // MARK: - A GIF with ImageMagick's gamma extension
+
+    @Test("ImageMagick's private gamma extension in a GIF is ignored: the pixels are the stored palette's, as its plain twin's")
+    func gifGammaExtension() throws {
+        let odd = try Fixture.source("gif-imagemagick-gamma.gif"), twin = try Fixture.source("gif-plain-twin.gif")
+        #expect(try odd.properties(at: 0).colorSpace == "srgb")
+        let image = try odd.image(at: 0)
+        let grey = try image.pixels(.rgba8).rgba(x: 24, y: 12)
+        #expect(grey.r == 128 && grey.g == 128 && grey.b == 128, "not brightened: \(grey)")
+        #expect(try image.pixels(.rgba8).bytes == twin.image(at: 0).pixels(.rgba8).bytes)
+        #expect(try odd.thumbnail(maxPixelSize: 16).pixels(.rgba8).bytes == twin.thumbnail(maxPixelSize: 16).pixels(.rgba8).bytes)
+        let png = try ImageSource(data: try odd.thumbnail(maxPixelSize: 16).encoded(as: .png))
+        let again = try png.image(at: 0).pixels(.rgba8).rgba(x: 12, y: 6)
+        // ImageMagick's PNG writer may store a palette, whose grey comes out within a step of 128.
+        #expect(abs(Int(again.r) - 128) <= 2 && abs(Int(again.g) - 128) <= 2, "the PNG written says the same: \(again)")
+    }
+
     @Test("the same oddity with rows missing is still corruptImage; refuseWarnings refuses the oddity")
     func os2Damage() throws {
         let truncated = #expect(throws: MagickIOError.self) { _ = try Fixture.source("bmp-os2-size-field-truncated.bmp").image(at: 0) }

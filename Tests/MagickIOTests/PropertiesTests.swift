@@ -20,6 +20,9 @@ struct PropertiesTests {
                 // says libheif's handle size, which misses those, and MagickIO the size libheif
                 // decodes to (ContainerOdditiesTests checks it against the pixels).
                 .filter { !$0.lastPathComponent.contains("-first.") }
+                // ImageMagick's ping reads its own gamma extension as linear RGB; MagickIO says
+                // sRGB, as its decode gives (ContainerOdditiesTests).
+                .filter { $0.lastPathComponent != "gif-imagemagick-gamma.gif" }
         }.sorted { $0.lastPathComponent < $1.lastPathComponent }
     }()
 
@@ -36,11 +39,14 @@ struct PropertiesTests {
                 #expect(own?.isOffsetOnCanvas == frame.isOffsetOnCanvas, "\(name)[\(index)]: offset", sourceLocation: sourceLocation)
             }
         case (.success(let source), .failure):
-            // Damage inside the image data (a WebP cut in its bitstream): the headers open, and
-            // the decode refuses it, as a truncated JPEG's does.
+            // Damage inside the image data (a WebP cut in its bitstream), a coding no decoder
+            // MagickIO uses reads (OS/2 2.x Huffman 1D), or a side past ImageMagick's limits (a
+            // 65535x1 PNG, whose thumbnail MagickIO's own rows make): the headers open, and a
+            // whole decode refuses it, as a truncated JPEG's does.
             let refusal = #expect(throws: MagickIOError.self, "\(name): opens, so its decode must refuse it",
                                   sourceLocation: sourceLocation) { try source.image(at: 0) }
-            #expect(refusal?.kind == .corruptImage, "\(name): \(String(describing: refusal))", sourceLocation: sourceLocation)
+            #expect([.corruptImage, .unsupportedFormat, .limitExceeded].contains(refusal?.kind), "\(name): \(String(describing: refusal))",
+                    sourceLocation: sourceLocation)
         case (.failure(let error), .failure):
             let kind = (error as? MagickIOError)?.kind
             #expect(kind == .corruptImage || kind == .emptyData || kind == .unsupportedFormat, "\(name): \(error)", sourceLocation: sourceLocation)

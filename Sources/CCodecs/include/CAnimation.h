@@ -26,7 +26,8 @@ void mio_gif_close(mio_gif *gif);
 // `canvas` at it. 1: a frame; 0: no more frames (the trailer, or the end of the data between
 // frames); -1: an error (mio_gif_message).
 int mio_gif_next(mio_gif *gif, const uint8_t **canvas, int *delay_centiseconds);
-// The NETSCAPE2.0 loop count seen so far (read with the frames), or -1 when none.
+// The NETSCAPE2.0 extension's count seen so far (repetitions after the first play; 0 forever;
+// read with the frames), or -1 when none.
 int mio_gif_loop_count(const mio_gif *gif);
 const char *mio_gif_message(const mio_gif *gif);
 
@@ -34,8 +35,9 @@ const char *mio_gif_message(const mio_gif *gif);
 
 typedef struct mio_gif_writer mio_gif_writer;
 
-// A GIF89a of `width` x `height`; a NETSCAPE2.0 extension with `loop_count` unless it is 1 (a
-// GIF without one plays once). NULL when out of memory or giflib fails (nothing to report).
+// A GIF89a of `width` x `height` that plays `loop_count` times (0 forever): a NETSCAPE2.0
+// extension counting the repetitions after the first play (`loop_count` - 1; 0 forever), none
+// when it is 1 (a GIF without one plays once). NULL when out of memory or giflib fails (nothing to report).
 mio_gif_writer *mio_gif_writer_create(uint32_t width, uint32_t height, int loop_count);
 void mio_gif_writer_destroy(mio_gif_writer *writer);
 // Adds a frame (RGBA, width * height * 4; alpha below 128 is transparent), `next_rgba` the frame

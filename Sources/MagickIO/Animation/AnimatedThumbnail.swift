@@ -29,7 +29,11 @@ extension ImageSource {
     /// MagickIO's own decoders turned off; an animated one whose frames must be turned (an EXIF
     /// orientation: its still frame takes the pipeline instead).
     func compositedPlan(_ plan: ThumbnailSizes, at index: Int, options: ThumbnailOptions) -> CompositedPlan? {
-        guard format == .gif || format == .webp, count > 1 else { return nil }
+        // A still GIF wider or higher than ImageMagick's limits (Debian's policy: 16,000 pixels)
+        // is giflib's too: the budget, not the side, bounds what it costs.
+        let process = ResourceLimits.current
+        let pastImageMagick = format == .gif && (frames[0].pixelWidth > process.width || frames[0].pixelHeight > process.height)
+        guard format == .gif || format == .webp, count > 1 || pastImageMagick else { return nil }
         let animated = options.animated && frames[index].orientation == .up
         guard animated || (options.ownDecoders && options.metadata == .stripAll) else { return nil }
         let canvas = (width: frames[0].pixelWidth, height: frames[0].pixelHeight)

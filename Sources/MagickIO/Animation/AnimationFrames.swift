@@ -10,7 +10,7 @@ final class AnimationFrames: Sendable {
     /// Every frame's pixels, one after the other.
     let pixels: [UInt8]
     let delays: [Duration]
-    /// 0: forever.
+    /// How many times the animation plays, as WebP counts it (0 forever; ``Image/loopCount``).
     let loopCount: Int
 
     var count: Int { delays.count }

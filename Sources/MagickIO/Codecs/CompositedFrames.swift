@@ -42,10 +42,12 @@ final class GIFFrames: CompositedFrames {
         mio_gif_close(gif)
     }
 
-    /// The NETSCAPE2.0 extension's count (0 forever); a GIF without one plays once.
+    /// How many times the animation plays (0 forever): the NETSCAPE2.0 extension counts the
+    /// repetitions after the first play, so 3 is four plays, as browsers show it and libwebp's
+    /// `gif2webp` converts it (at most 65,535, WebP's largest); a GIF without one plays once.
     var loopCount: Int {
-        let count = Int(mio_gif_loop_count(gif))
-        return count < 0 ? 1 : count
+        let repeats = Int(mio_gif_loop_count(gif))
+        return repeats < 0 ? 1 : repeats == 0 ? 0 : min(repeats + 1, 65535)
     }
 
     func next() throws(MagickIOError) -> (canvas: UnsafePointer<UInt8>, delay: Duration)? {

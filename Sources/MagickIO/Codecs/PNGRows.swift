@@ -28,9 +28,14 @@ final class PNGRows: RawRowSource {
     /// The most bytes one ancillary chunk (iCCP, zTXt, ...) may decompress to: libpng's default.
     static let chunkLimit = 8_000_000
 
+    /// PNG's largest width and height (2^31 - 1).
+    static let largestSide: UInt32 = 0x7FFF_FFFF
+
     init(input: UnsafePointer<UInt8>?, descriptor: Int32, size: Int, fastInflate: Bool = true) throws(RowSourceFailure) {
-        let process = ResourceLimits.current
-        guard let decoder = mio_png_create(Self.chunkLimit, UInt32(clamping: process.width), UInt32(clamping: process.height)) else { throw .fallback("libpng could not start") }
+        // The sides libpng accepts: PNG's own largest. ImageMagick's width and height limits bind
+        // its pixel cache, which these rows never enter; the limits checked before the decode
+        // (pixel count, memory budget) bound what they cost.
+        guard let decoder = mio_png_create(Self.chunkLimit, Self.largestSide, Self.largestSide) else { throw .fallback("libpng could not start") }
         self.decoder = decoder
         try check(mio_png_open(decoder, input, descriptor, size, &info))
         let colour = info.color_type

@@ -1,3 +1,5 @@
+import Foundation
+
 // The decode of one frame: its cost checked against the limits from the header alone, then the
 // read under the source's strictness, its interrupt and ImageMagick's shared pixel cache.
 
@@ -43,8 +45,8 @@ extension ImageSource {
     /// The checks every decode passes, ImageMagick's or MagickIO's own (``StreamPlan``), in order:
     /// the stored pixel count (and a HEIF's coded one, ``ImageHeader/codedPixels``); a JPEG's scan
     /// work (``JPEGSegments/maxBlockScans``); ImageMagick's pixel cache (`byImageMagick` only: the own path puts
-    /// only the thumbnail there); the memory budget; the decoded width and height (and area, for
-    /// ImageMagick) against the process's limits.
+    /// only the thumbnail there); the memory budget; the decoded width, height and area against the
+    /// process's limits (`byImageMagick` only, for the same reason).
     func checkLimits(stored: (width: Int, height: Int), _ estimate: DecodeEstimate, byImageMagick: Bool) throws(MagickIOError) {
         let pixels = stored.width.saturatingTimes(stored.height)
         if pixels > decodingOptions.maxPixelCount {
@@ -68,11 +70,13 @@ extension ImageSource {
             throw MagickIOError.limit("memoryBudget", requested: estimate.bytes, limit: decodingOptions.memoryBudget,
                                       "decoding \(stored.width)x\(stored.height)\(coded) at \(estimate.width)x\(estimate.height) needs about \(estimate.bytes >> 20) MiB")
         }
+        // ImageMagick's own limits bind only what goes into its pixel cache: the own paths stream
+        // rows and put only the thumbnail there, so a 65535x1 PNG the budget admits is not refused
+        // for its width.
+        guard byImageMagick else { return }
         let process = ResourceLimits.current
-        var checks = [("width", estimate.width, process.width), ("height", estimate.height, process.height)]
-        if byImageMagick {
-            checks.append(("area", estimate.width.saturatingTimes(estimate.height), process.area))
-        }
+        let checks = [("width", estimate.width, process.width), ("height", estimate.height, process.height),
+                      ("area", estimate.width.saturatingTimes(estimate.height), process.area)]
         for (name, requested, limit) in checks where requested > limit {
             throw MagickIOError.limit(name, requested: requested, limit: limit,
                                       "decoding at \(estimate.width)x\(estimate.height) exceeds ImageMagick's \(name) limit")
@@ -136,12 +140,15 @@ extension ImageSource {
         let heapShare = heapShare(cacheBytes: cacheBytes)
         let warnings = try (format.isHEIF
             ? readHEIF(frame: index, from: input.bytes, into: wand, cacheBytes: cacheBytes, heapShare: heapShare)
-            : wand.read(framesToShow(input.bytes, through: index), format: format, frames: range, ping: false,
+            : wand.read(try bytesForImageMagick(input.bytes, through: index), format: format, frames: range, ping: false,
                         strictness: decodingOptions.strictness, cacheBytes: cacheBytes, heapShare: heapShare)) + input.warnings
         // ImageMagick returns a stopped JPEG decode as a success with a partial image.
         try interrupt?.check()
         guard wand.imageCount == (range?.count ?? 1) else {
             throw MagickIOError(.corruptImage, "expected \(range?.count ?? 1) frames, the decoder returned \(wand.imageCount)")
+        }
+        if format == .gif {
+            try wand.forgetGIFGamma()
         }
         if composites {
             try wand.keepCompositedLastFrame()
@@ -151,10 +158,21 @@ extension ImageSource {
     }
 
     /// Of `bytes`, what ImageMagick's coder may see to decode frames 0...`last`: an animated WebP without
-    /// the frames after them (``SourceBytes/webpFrames(through:)``), anything else as it is.
-    private func framesToShow(_ bytes: SourceBytes, through last: Int) -> SourceBytes {
-        guard format == .webp, count > 1 else { return bytes }
-        return bytes.webpFrames(through: last) ?? bytes
+    /// the frames after them (``SourceBytes/webpFrames(through:)``); an OS/2 2.x BMP with the headers
+    /// it reads right, in a memory file (``BMPHeader/windowsHeaders(_:)``); anything else as it is.
+    private func bytesForImageMagick(_ bytes: SourceBytes, through last: Int) throws(MagickIOError) -> SourceBytes {
+        switch format {
+        case .webp where count > 1:
+            return bytes.webpFrames(through: last) ?? bytes
+        case .bmp:
+            guard let (head, restAt) = try (try? BMPHeader.read(bytes))?.windowsHeaders(bytes) else { return bytes }
+            let file = try MemoryFile.make("magickio-bmp", head: head, then: bytes, from: restAt)
+            defer { close(file) }
+            if case .file(let original) = bytes { return .file(try OpenFile(duplicating: file, path: original.path)) }
+            return .file(try OpenFile(duplicating: file))
+        default:
+            return bytes
+        }
     }
 
     /// The bytes of ImageMagick's heap a decode may take on its thread (``HeapBudget``): the memory

@@ -12,8 +12,9 @@ extension Image {
     /// milliseconds); empty for a still image.
     public var frameDelays: [Duration] { animation?.delays ?? [] }
 
-    /// How many times the animation plays: 0 forever. A GIF without a NETSCAPE2.0 loop extension
-    /// plays once (1); a still image has 0.
+    /// How many times the animation plays, as WebP counts it: 0 forever. A GIF's NETSCAPE2.0
+    /// extension counts the repetitions after the first play (3 is four plays, as browsers show
+    /// it); a GIF without one plays once (1); a still image has 0.
     public var loopCount: Int { animation?.loopCount ?? 0 }
 
     /// A still image as the one frame giflib writes, for ``EncodingFormat/gif`` (ImageMagick's GIF

@@ -153,23 +153,8 @@ enum DecodeWorkers {
         switch bytes {
         case .file(let file):
             return (file.descriptor, false, file.path)
-        case .memory(let data):
-            let file = mio_memory_file("magickio-source")
-            guard file >= 0 else { throw MagickIOError.errno("cannot make a memory file for a decode worker") }
-            let written = data.withUnsafeBytes { raw -> Bool in
-                var at = 0
-                while at < raw.count {
-                    let got = write(file, raw.baseAddress! + at, raw.count - at)
-                    if got < 0, errno == EINTR { continue }
-                    guard got > 0 else { return false }
-                    at += got
-                }
-                return true
-            }
-            guard written else {
-                close(file)
-                throw MagickIOError.errno("cannot write a decode worker's memory file")
-            }
+        case .memory:
+            let file = try MemoryFile.make("magickio-source", then: bytes)
             return (file, true, "")
         }
     }

@@ -124,6 +124,19 @@ extension Wand {
         return results
     }
 
+    /// Undoes what ImageMagick's GIF coder takes from ImageMagick's own application extension
+    /// ("ImageMagick", `gamma=...`, written for an image whose gamma is not 1/2.2), which no other
+    /// decoder reads: the gamma, and with gamma 1 the frames marked linear RGB, which every
+    /// conversion to sRGB then brightens. A GIF's colours are sRGB's; the pixels are left as stored.
+    func forgetGIFGamma() throws(MagickIOError) {
+        let statuses = eachImage { () -> MagickBooleanType in
+            MagickSetImageGamma(pointer, 1 / 2.2)
+            guard MagickGetImageColorspace(pointer) == RGBColorspace else { return MagickTrue }
+            return MagickSetImageColorspace(pointer, sRGBColorspace)
+        }
+        for status in statuses { try check(status, fallback: .corruptImage) }
+    }
+
     /// Asks the JPEG decoder for the DCT scale `hint` gives (`jpeg:size`); throws when the option
     /// cannot be set, because the estimate the limits passed counted on the scale.
     func setJPEGScaleHint(_ hint: JPEGScale.Hint) throws(MagickIOError) {
