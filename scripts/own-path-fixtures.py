@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Writes the fixtures for MagickIO's own JPEG and PNG paths whose chunks need exact control:
-PNGs with tRNS, gAMA, 16-bit alpha and 4-bit palettes, and a JPEG with an Adobe APP14 marker.
-Usage: own-path-fixtures.py FIXTURE_DIR (reads photo.jpg there). Python's standard library only."""
+PNGs with tRNS, gAMA, 16-bit alpha and 4-bit palettes, a PNG 65535 pixels wide, a JPEG with an
+Adobe APP14 marker and one declaring 8800x8800 cut inside its first scan.
+Usage: own-path-fixtures.py FIXTURE_DIR (reads photo.jpg there). Python's standard library, and
+ImageMagick's convert for a large JPEG cut short."""
 import math
 import os
 import struct
+import subprocess
 import sys
 import zlib
 
@@ -86,6 +89,21 @@ def main(folder):
         rows.append(bytes(row))
     png(os.path.join(folder, "own-palette-trns.png"), width, height, 4, 3, rows,
         [(b"PLTE", b"".join(bytes(c) for c in palette)), (b"tRNS", alphas)])
+    # 65535x1, left half red, right half blue: wider than ImageMagick's limit (Debian's policy
+    # holds it to 16,000 pixels a side); the own path makes its thumbnail, the budget, not the
+    # side, bounds what that costs (SideLimitsTests).
+    wide = 65535
+    png(os.path.join(folder, "png-65535x1.png"), wide, 1, 8, 2,
+        [b"".join(bytes((255, 0, 0) if x < wide // 2 else (0, 0, 255)) for x in range(wide))])
+    # An 8800x8800 JPEG cut to its first 13,000 bytes, inside its first scan: a decoder that
+    # does not stop at the damage reads (and pays for) the whole declared picture.
+    cut = os.path.join(folder, "jpeg-8800-cut.jpg")
+    subprocess.run(["convert", "-size", "8800x8800", "xc:#808080", "-fill", "#C04020", "-draw", "circle 4400,4400 4400,100",
+                    "-quality", "90", cut], check=True)
+    with open(cut, "rb") as whole:
+        head = whole.read(13000)
+    with open(cut, "wb") as out:
+        out.write(head)
     # photo.jpg with an Adobe APP14 marker (transform 1: YCbCr) after SOI: ImageMagick's coder and
     # libjpeg read Adobe files their own ways, so the own path hands it over.
     with open(os.path.join(folder, "photo.jpg"), "rb") as source:

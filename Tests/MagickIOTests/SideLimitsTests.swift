@@ -5,7 +5,7 @@ import Testing
 /// ImageMagick's width and height limits (16,000 pixels under Debian's policy) bind what goes
 /// into its pixel cache, not a thumbnail MagickIO's own decoders stream: a 65535x1 PNG (own rows)
 /// or GIF (giflib) the budget admits is thumbnailed; decoded whole by ImageMagick it is refused.
-/// Fixtures: scripts/container-fixtures.py and scripts/animation-fixtures.py, left half red,
+/// Fixtures: scripts/own-path-fixtures.py and scripts/animation-fixtures.py, left half red,
 /// right half blue.
 @Suite("ImageMagick's side limits")
 struct SideLimitsTests {

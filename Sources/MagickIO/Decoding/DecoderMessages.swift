@@ -23,10 +23,11 @@ enum DecoderMessages {
 
     /// `message` led by what it means for the file when it is one of libjpeg's (from a JPEG, or
     /// from a TIFF's JPEG-compressed strips); `message` itself otherwise.
-    static func explained(_ message: String, format: ImageFormat) -> String {
+    /// `by` names who reported it.
+    static func explained(_ message: String, format: ImageFormat, by reporter: String = "libjpeg through ImageMagick") -> String {
         let text = message.lowercased()
         guard format == .jpeg || (format == .tiff && text.contains("jpeglib")),
               let known = libjpeg.first(where: { text.contains($0.text) }) else { return message }
-        return "\(known.meaning) (libjpeg through ImageMagick: \(message))"
+        return "\(known.meaning) (\(reporter): \(message))"
     }
 }

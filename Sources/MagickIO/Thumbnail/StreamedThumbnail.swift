@@ -217,7 +217,8 @@ enum RowDecoder: Sendable, Hashable {
         switch self {
         case .jpeg:
             try JPEGRows(input: data, descriptor: descriptor, size: size, scale: stream.scale,
-                         memoryLimit: source.decodingOptions.memoryBudget, interrupt: interrupt)
+                         memoryLimit: source.decodingOptions.memoryBudget, strictness: source.decodingOptions.strictness,
+                         interrupt: interrupt)
         case .png:
             try PNGRows(input: data, descriptor: descriptor, size: size)
         case .webp:
