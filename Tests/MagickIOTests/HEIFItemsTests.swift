@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+@_spi(Benchmarks) @testable import MagickIO
+
+/// HEIF files whose items relate in ways libheif 1.15 gets wrong (issue 30), on the fixtures
+/// scripts/heif-items-fixtures.py writes: a 96x64 picture of quadrants, red opaque top left,
+/// green half transparent (alpha 128) top right, blue opaque bottom left, yellow a quarter opaque
+/// (alpha 64) bottom right.
+@Suite("HEIF items")
+struct HEIFItemsTests {
+    typealias Pixel = (r: UInt8, g: UInt8, b: UInt8, a: UInt8)
+
+    static let red: Pixel = (255, 0, 0, 255), green: Pixel = (0, 255, 0, 128)
+    static let blue: Pixel = (0, 0, 255, 255), yellow: Pixel = (255, 255, 0, 64)
+
+    /// The pixels at the centres of the four quadrants of `image`, in reading order.
+    func quadrants(_ image: Image) throws -> [Pixel] {
+        let pixels = try image.pixels(.rgba8)
+        return [(1, 1), (3, 1), (1, 3), (3, 3)].map { x, y in pixels.rgba(x: pixels.width * x / 4, y: pixels.height * y / 4) }
+    }
+
+    /// Colours within 40, alpha within 8 of each other.
+    func expect(_ found: [Pixel], _ wanted: [Pixel], _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let near = zip(found, wanted).allSatisfy { a, b in
+            abs(Int(a.r) - Int(b.r)) < 40 && abs(Int(a.g) - Int(b.g)) < 40 && abs(Int(a.b) - Int(b.b)) < 40 && abs(Int(a.a) - Int(b.a)) <= 8
+        }
+        #expect(near, "\(what): \(found)", sourceLocation: sourceLocation)
+    }
+
+    /// (fixture, what the refusal names): valid files libheif 1.15 would decode wrong or not at all.
+    static let refused: [(String, String)] = [
+        ("avif-grid-shared-tile.avif", "input of two derived images"),
+        ("avif-predicted.avif", "coded by prediction from item 3"),
+        ("heif-unci.heif", "uncompressed (ISO/IEC 23001-17) (unci)"),
+        ("heif-avc1.heif", "H.264/AVC (avc1)"),
+    ]
+
+    @Test("a shared grid tile, a predicted item, unci and avc1 items are unsupportedFormat, saying why",
+          arguments: refused.indices)
+    func refuses(index: Int) throws {
+        let (name, reason) = Self.refused[index]
+        let error = #expect(throws: MagickIOError.self) {
+            _ = try Fixture.source(name).thumbnail(maxPixelSize: 32)
+        }
+        #expect(error?.kind == .unsupportedFormat, "\(name): \(String(describing: error))")
+        #expect(error?.message.contains(reason) == true, "\(name): \(String(describing: error))")
+    }
+}
