@@ -27,6 +27,32 @@ struct HEIFItemsTests {
         #expect(near, "\(what): \(found)", sourceLocation: sourceLocation)
     }
 
+    /// (fixture, shown size, the quadrants as shown, whether it has alpha).
+    static let decoded: [(String, Int, Int, [Pixel], Bool)] = [
+        // Items in idat, the meta box's size 0: libheif 1.15 read no meta box.
+        ("avif-idat-meta-size0.avif", 96, 64, [red, green, blue, yellow], true),
+        // A pyramid group libheif 1.15 cannot parse: the primary image decodes by itself.
+        ("avif-pyramid-group.avif", 96, 64, [red, (0, 255, 0, 255), blue, (255, 255, 0, 255)], false),
+    ]
+
+    @Test("files libheif 1.15 cannot open: properties, image and thumbnail agree",
+          arguments: decoded.indices)
+    func decodes(index: Int) throws {
+        let (name, width, height, wanted, alpha) = Self.decoded[index]
+        let source = try Fixture.source(name)
+        let p = try source.properties(at: 0)
+        #expect((p.pixelWidth, p.pixelHeight) == (width, height), "\(name): \(p.pixelWidth)x\(p.pixelHeight)")
+        #expect(p.hasAlpha == alpha, "\(name): properties say hasAlpha \(p.hasAlpha)")
+        let image = try source.image(at: 0)
+        #expect((image.width, image.height) == (width, height), "\(name): image \(image.width)x\(image.height)")
+        #expect(image.properties.hasAlpha == alpha, "\(name): the image says hasAlpha \(image.properties.hasAlpha)")
+        expect(try quadrants(image), wanted, "\(name) image")
+        let thumbnail = try source.thumbnail(maxPixelSize: max(width, height) / 2)
+        #expect((thumbnail.width, thumbnail.height) == (width / 2, height / 2), "\(name): thumbnail \(thumbnail.width)x\(thumbnail.height)")
+        #expect(thumbnail.properties.hasAlpha == alpha, "\(name): the thumbnail says hasAlpha \(thumbnail.properties.hasAlpha)")
+        expect(try quadrants(thumbnail), wanted, "\(name) thumbnail")
+    }
+
     /// (fixture, what the refusal names): valid files libheif 1.15 would decode wrong or not at all.
     static let refused: [(String, String)] = [
         ("avif-grid-shared-tile.avif", "input of two derived images"),

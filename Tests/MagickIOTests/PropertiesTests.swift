@@ -20,6 +20,9 @@ struct PropertiesTests {
                 // says libheif's handle size, which misses those, and MagickIO the size libheif
                 // decodes to (ContainerOdditiesTests checks it against the pixels).
                 .filter { !$0.lastPathComponent.contains("-first.") }
+                // AVIFs libheif 1.15 does not open and MagickIO shows it (HEIFItemsTests checks
+                // their pixels): ImageMagick's ping refuses them.
+                .filter { !["avif-idat-meta-size0.avif", "avif-pyramid-group.avif"].contains($0.lastPathComponent) }
         }.sorted { $0.lastPathComponent < $1.lastPathComponent }
     }()
 

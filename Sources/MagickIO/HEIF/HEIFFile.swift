@@ -23,7 +23,7 @@ final class HEIFFile {
         heif.context_set_maximum_image_size_limit(context, Int32(clamping: max(maxPixelCount, 1)))
         // Tiles decode on the calling thread: MagickIO's concurrency is its own workers.
         heif.context_set_max_decoding_threads(context, 0)
-        cursor = HEIFCursor(bytes, stillBrandAt: Self.sequenceBrandOffset(bytes))
+        cursor = HEIFCursor(bytes, shown: Self.shownBytes(bytes))
         let opened = heif.context_read_from_reader(context, heifReader, Unmanaged.passUnretained(cursor).toOpaque(), nil)
         var primary: OpaquePointer?
         guard opened.code == heif_error_Ok,
@@ -35,16 +35,39 @@ final class HEIFFile {
         self.primary = primary
     }
 
-    /// Where, in a file whose compatible brands are an image sequence's only (libavif's `.avifs`:
-    /// avis, msf1, miaf, MA1B), the first sequence brand lies: libheif 1.15 opens no such file,
-    /// though its primary still item (libavif stores the first frame as one) is an ordinary image.
-    /// libheif's reader is shown `mif1` there; a file without a still item still fails to open.
-    static func sequenceBrandOffset(_ bytes: SourceBytes) -> Int? {
+    /// What libheif's reader is shown in place of the file's own bytes, so that libheif 1.15 opens
+    /// files it misreads (each a byte offset and the bytes shown there):
+    ///
+    /// - in a file whose compatible brands are an image sequence's only (libavif's `.avifs`:
+    ///   avis, msf1, miaf, MA1B), `mif1` over the first sequence brand: libheif 1.15 opens no such
+    ///   file, though its primary still item (libavif stores the first frame as one) is an
+    ///   ordinary image. A file without a still item still fails to open.
+    /// - a `meta` box of size 0 ("to the end of the file", which ISO BMFF allows the last box:
+    ///   libavif's draw_points_idat_metasize0.avif, its items in `idat`) with its size: libheif
+    ///   1.15 finds no `meta` box in such a file.
+    /// - a `grpl` box in `meta` as `free`: libheif 1.15 reads each entity group as a list of ids
+    ///   and fails on one with more after them (libheif 1.21's pyramid group, `pymd`: libavif's
+    ///   pyramid_pymd.avif), and uses the groups for nothing. MagickIO's walker reads no groups.
+    static func shownBytes(_ bytes: SourceBytes) -> [(offset: Int, bytes: [UInt8])] {
+        var shown: [(offset: Int, bytes: [UInt8])] = []
         var reader = ByteReader(bytes)
         let compatible = ISOBMFFBoxes.brands(&reader).dropFirst()
-        guard compatible.allSatisfy({ !ISOBMFFBoxes.stillBrands.contains($0) }),
-              let index = compatible.firstIndex(where: { ISOBMFFBoxes.sequenceBrands.contains($0) }) else { return nil }
-        return 12 + 4 * index
+        if compatible.allSatisfy({ !ISOBMFFBoxes.stillBrands.contains($0) }),
+           let index = compatible.firstIndex(where: { ISOBMFFBoxes.sequenceBrands.contains($0) }) {
+            shown.append((12 + 4 * index, Array("mif1".utf8)))
+        }
+        var meta: ISOBMFFBoxes.Box?
+        ISOBMFFBoxes.walk(&reader, in: 0..<reader.count) { _, box in
+            if box.type == "meta" { meta = box }
+        }
+        guard let meta, meta.body.count >= 4 else { return shown }
+        if reader.u32be(at: meta.offset) == 0, meta.size <= Int(UInt32.max) {
+            shown.append((meta.offset, withUnsafeBytes(of: UInt32(meta.size).bigEndian, Array.init)))
+        }
+        ISOBMFFBoxes.walk(&reader, in: (meta.body.lowerBound + 4)..<meta.body.upperBound, limit: HEIFItems.Limits.children) { _, box in
+            if box.type == "grpl" { shown.append((box.offset + 4, Array("free".utf8))) }
+        }
+        return shown
     }
 
     deinit {
@@ -162,23 +185,24 @@ final class HEIFFile {
     }
 }
 
-/// The read position of one libheif reader over a source's bytes, and where it shows `mif1`
-/// instead of the file's brand (``HEIFFile/sequenceBrandOffset(_:)``).
+/// The read position of one libheif reader over a source's bytes, and what it shows in place of
+/// some of them (``HEIFFile/shownBytes(_:)``).
 private final class HEIFCursor {
     let bytes: SourceBytes
-    let stillBrandAt: Int?
+    let shown: [(offset: Int, bytes: [UInt8])]
     var position = 0
 
-    init(_ bytes: SourceBytes, stillBrandAt: Int?) {
+    init(_ bytes: SourceBytes, shown: [(offset: Int, bytes: [UInt8])]) {
         self.bytes = bytes
-        self.stillBrandAt = stillBrandAt
+        self.shown = shown
     }
 
-    /// Shows `mif1` over the brand at `stillBrandAt` in the `count` bytes just read into `data`.
-    func showStillBrand(_ data: UnsafeMutableRawPointer, count: Int) {
-        guard let brand = stillBrandAt else { return }
-        for (index, byte) in "mif1".utf8.enumerated() where (position..<position + count).contains(brand + index) {
-            data.storeBytes(of: byte, toByteOffset: brand + index - position, as: UInt8.self)
+    /// Shows the bytes of `shown` that fall in the `count` bytes just read into `data`.
+    func showBytes(_ data: UnsafeMutableRawPointer, count: Int) {
+        for (offset, replacement) in shown {
+            for (index, byte) in replacement.enumerated() where (position..<position + count).contains(offset + index) {
+                data.storeBytes(of: byte, toByteOffset: offset + index - position, as: UInt8.self)
+            }
         }
     }
 }
@@ -203,7 +227,7 @@ nonisolated(unsafe) private let heifReader: UnsafeMutablePointer<heif_reader> = 
         guard let data, size <= cursor.bytes.count - min(cursor.position, cursor.bytes.count) else { return 1 }
         let got = cursor.bytes.copy(at: cursor.position, into: UnsafeMutableRawBufferPointer(start: data, count: size))
         guard got == size else { return 1 }
-        cursor.showStillBrand(data, count: size)
+        cursor.showBytes(data, count: size)
         cursor.position += size
         return 0
     }
