@@ -29,13 +29,18 @@ struct HEIFItemsTests {
 
     /// (fixture, shown size, the quadrants as shown, whether it has alpha).
     static let decoded: [(String, Int, Int, [Pixel], Bool)] = [
+        // The alpha item without an ispe: libheif 1.15 left the alpha out.
+        ("avif-alpha-noispe.avif", 96, 64, [red, green, blue, yellow], true),
+        // The colour turned a quarter anticlockwise, its alpha not: libavif turns both.
+        ("avif-alpha-noirot.avif", 64, 96, [green, yellow, red, blue], true),
+        ("avif-alpha-irot.avif", 64, 96, [green, yellow, red, blue], true),
         // Items in idat, the meta box's size 0: libheif 1.15 read no meta box.
         ("avif-idat-meta-size0.avif", 96, 64, [red, green, blue, yellow], true),
         // A pyramid group libheif 1.15 cannot parse: the primary image decodes by itself.
         ("avif-pyramid-group.avif", 96, 64, [red, (0, 255, 0, 255), blue, (255, 255, 0, 255)], false),
     ]
 
-    @Test("files libheif 1.15 cannot open: properties, image and thumbnail agree",
+    @Test("the alpha libheif 1.15 leaves out, and files it cannot open: properties, image and thumbnail agree",
           arguments: decoded.indices)
     func decodes(index: Int) throws {
         let (name, width, height, wanted, alpha) = Self.decoded[index]

@@ -70,6 +70,9 @@ final class HEIFFile {
         return shown
     }
 
+    /// The bytes libheif reads from.
+    var bytes: SourceBytes { cursor.bytes }
+
     deinit {
         heif.image_handle_release(primary)
         heif.context_free(context)
@@ -86,8 +89,11 @@ final class HEIFFile {
         let channels: Int
     }
 
+    /// The alpha comes from libheif, or, for the primary image, from the alpha image libheif 1.15
+    /// leaves out (``detachedAlpha()``).
     func decodeInterleaved(_ handle: OpaquePointer, what: String) throws(MagickIOError) -> Decoded {
-        let hasAlpha = heif.image_handle_has_alpha_channel(handle) != 0
+        let detached = handle == primary ? detachedAlpha() : nil
+        let hasAlpha = detached != nil || heif.image_handle_has_alpha_channel(handle) != 0
         let options = heif.decoding_options_alloc()
         defer { heif.decoding_options_free(options) }
         options?.pointee.convert_hdr_to_8bit = 1
@@ -104,6 +110,14 @@ final class HEIFFile {
               Int(stride) >= width * channels else {
             heif.image_release(image)
             throw MagickIOError(.corruptImage, "\(what) decoded to no pixels")
+        }
+        if let detached {
+            do {
+                try merge(detached, into: UnsafeMutablePointer(mutating: plane), width: width, height: height, stride: Int(stride))
+            } catch {
+                heif.image_release(image)
+                throw error
+            }
         }
         return Decoded(image: image, plane: plane, width: width, height: height, stride: Int(stride), channels: channels)
     }

@@ -6,7 +6,7 @@ import Foundation
 enum HEIFPrimary {
     /// Whether the primary image has an alpha channel, or nil when libheif cannot open the file.
     static func hasAlpha(in bytes: SourceBytes, maxPixelCount: Int) -> Bool? {
-        HEIFFile(bytes, maxPixelCount: maxPixelCount).map { $0.heif.image_handle_has_alpha_channel($0.primary) != 0 }
+        HEIFFile(bytes, maxPixelCount: maxPixelCount).map(\.hasAlpha)
     }
 
     /// Decodes the primary image with its alpha, upright (libheif applies `irot`/`imir`/`clap`),

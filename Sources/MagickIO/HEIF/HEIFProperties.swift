@@ -29,7 +29,7 @@ enum HEIFProperties {
         var properties = ImageProperties(format: format, width: header?.shown?.width ?? file.width,
                                          height: header?.shown?.height ?? file.height)
         properties.colorSpace = "ycbcr"
-        properties.hasAlpha = file.heif.image_handle_has_alpha_channel(file.primary) != 0
+        properties.hasAlpha = file.hasAlpha
         let bits = Int(file.heif.image_handle_get_luma_bits_per_pixel(file.primary))
         properties.bitDepth = bits > 0 ? bits : 8
         if let block = file.rawExifBlock(limit: EXIFProperties.maximumProfile) {
