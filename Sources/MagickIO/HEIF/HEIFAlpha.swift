@@ -10,14 +10,13 @@ extension HEIFFile {
         heif.image_handle_has_alpha_channel(primary) != 0 || detachedAlpha() != nil
     }
 
-    /// The primary image's alpha image libheif leaves out, or nil. Only a file whose primary
-    /// image libheif lists an auxiliary image for is walked again.
+    /// The primary image's alpha image libheif leaves out, or nil; the items are looked at only
+    /// when libheif lists an auxiliary image for the primary image and attached no alpha.
     func detachedAlpha() -> HEIFItems.DetachedAlpha? {
         guard heif.image_handle_has_alpha_channel(primary) == 0,
-              heif.image_handle_get_number_of_auxiliary_images(primary, 0) > 0 else { return nil }
+              heif.image_handle_get_number_of_auxiliary_images(primary, 0) > 0,
+              items.unreadable == nil, let id = items.primary else { return nil }
         var reader = ByteReader(bytes)
-        let items = HEIFItems.read(&reader)
-        guard items.unreadable == nil, let id = items.primary else { return nil }
         return items.detachedAlpha(of: id, &reader)
     }
 

@@ -10,10 +10,17 @@ final class HEIFFile {
     /// What libheif's reader callbacks read from; kept alive as long as the context.
     private let cursor: HEIFCursor
 
+    /// The file's items as MagickIO's walker reads them: the walk its source made when it opened,
+    /// or one made on first use.
+    private(set) lazy var items: HEIFItems = {
+        var reader = ByteReader(bytes)
+        return HEIFItems.read(&reader)
+    }()
+
     var width: Int { Int(heif.image_handle_get_width(primary)) }
     var height: Int { Int(heif.image_handle_get_height(primary)) }
 
-    init?(_ bytes: SourceBytes, maxPixelCount: Int) {
+    init?(_ bytes: SourceBytes, items: HEIFItems?, maxPixelCount: Int) {
         guard let heif = LibHeif.shared, let context = heif.context_alloc() else { return nil }
         self.heif = heif
         // libheif 1.15 applies this limit to each side of every item as it opens the file; MagickIO
@@ -33,6 +40,7 @@ final class HEIFFile {
         }
         self.context = context
         self.primary = primary
+        if let items { self.items = items }
     }
 
     /// What libheif's reader is shown in place of the file's own bytes, so that libheif 1.15 opens
@@ -112,6 +120,7 @@ final class HEIFFile {
             throw MagickIOError(.corruptImage, "\(what) decoded to no pixels")
         }
         if let detached {
+            // The picture is this decode's own: nothing else reads it before its alpha is written.
             do {
                 try merge(detached, into: UnsafeMutablePointer(mutating: plane), width: width, height: height, stride: Int(stride))
             } catch {
