@@ -19,6 +19,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from isobmff import box, boxes, full_box  # noqa: E402
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 W, H = 96, 64
 QUADRANTS = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 0)]
@@ -42,24 +45,6 @@ def ppm(w=W, h=H):
 
 
 # --- ISO BMFF ----------------------------------------------------------------------------------
-
-def box(kind, body):
-    return struct.pack(">I", 8 + len(body)) + kind + body
-
-
-def full_box(kind, version, flags, body):
-    return box(kind, bytes([version]) + flags.to_bytes(3, "big") + body)
-
-
-def boxes(data, start=0, end=None):
-    """(type, start, body start, end) of each box in data[start:end]."""
-    end = len(data) if end is None else end
-    while start + 8 <= end:
-        size, kind = struct.unpack(">I4s", data[start:start + 8])
-        size = end - start if size == 0 else size
-        yield kind, start, start + 8, start + size
-        start += size
-
 
 def coded_item(path):
     """(the primary item's type, its configuration property box, its coded bytes) of a file

@@ -416,21 +416,8 @@ def jpeg_arith_dc_scans(size, scans):
 
 # MARK: - HEIF (ISO BMFF)
 
-def bmff_box(kind, body):
-    return struct.pack(">I", 8 + len(body)) + kind + body
-
-
-def bmff_full_box(kind, version, flags, body):
-    return bmff_box(kind, bytes([version]) + flags.to_bytes(3, "big") + body)
-
-
-def bmff_children(data, start=0, end=None):
-    """(type, start, body start, end) of each box in data[start:end]."""
-    end = len(data) if end is None else end
-    while start + 8 <= end:
-        size, kind = struct.unpack(">I4s", data[start:start + 8])
-        yield kind, start, start + 8, start + size
-        start += size
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from isobmff import box as bmff_box, boxes as bmff_children, full_box as bmff_full_box  # noqa: E402
 
 
 def heic_picture():

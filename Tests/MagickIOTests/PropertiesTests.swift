@@ -20,11 +20,13 @@ struct PropertiesTests {
                 // says libheif's handle size, which misses those, and MagickIO the size libheif
                 // decodes to (ContainerOdditiesTests checks it against the pixels).
                 .filter { !$0.lastPathComponent.contains("-first.") }
-                // Files ImageMagick's ping reads wrongly and MagickIO right (ContainerOdditiesTests):
-                // its own gamma extension as linear RGB (MagickIO: sRGB, as its decode gives); an
-                // OS/2 2.x header cut before the palette, whose colours it reads as the header's
-                // missing fields (MagickIO decodes it).
-                .filter { !["gif-imagemagick-gamma.gif", "bmp-os2v2-16-no-black.bmp"].contains($0.lastPathComponent) }
+                // Files ImageMagick's ping reads wrongly and MagickIO right: its own gamma
+                // extension as linear RGB (MagickIO: sRGB, as its decode gives); an OS/2 2.x
+                // header cut before the palette, whose colours it reads as the header's missing
+                // fields (ContainerOdditiesTests); AVIFs libheif 1.15 does not open, which
+                // MagickIO shows (HEIFItemsTests checks their pixels).
+                .filter { !["gif-imagemagick-gamma.gif", "bmp-os2v2-16-no-black.bmp", "avif-idat-meta-size0.avif",
+                            "avif-pyramid-group.avif"].contains($0.lastPathComponent) }
         }.sorted { $0.lastPathComponent < $1.lastPathComponent }
     }()
 

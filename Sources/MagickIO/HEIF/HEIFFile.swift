@@ -10,10 +10,17 @@ final class HEIFFile {
     /// What libheif's reader callbacks read from; kept alive as long as the context.
     private let cursor: HEIFCursor
 
+    /// The file's items as MagickIO's walker reads them: the walk its source made when it opened,
+    /// or one made on first use.
+    private(set) lazy var items: HEIFItems = {
+        var reader = ByteReader(bytes)
+        return HEIFItems.read(&reader)
+    }()
+
     var width: Int { Int(heif.image_handle_get_width(primary)) }
     var height: Int { Int(heif.image_handle_get_height(primary)) }
 
-    init?(_ bytes: SourceBytes, maxPixelCount: Int) {
+    init?(_ bytes: SourceBytes, items: HEIFItems?, maxPixelCount: Int) {
         guard let heif = LibHeif.shared, let context = heif.context_alloc() else { return nil }
         self.heif = heif
         // libheif 1.15 applies this limit to each side of every item as it opens the file; MagickIO
@@ -23,7 +30,7 @@ final class HEIFFile {
         heif.context_set_maximum_image_size_limit(context, Int32(clamping: max(maxPixelCount, 1)))
         // Tiles decode on the calling thread: MagickIO's concurrency is its own workers.
         heif.context_set_max_decoding_threads(context, 0)
-        cursor = HEIFCursor(bytes, stillBrandAt: Self.sequenceBrandOffset(bytes))
+        cursor = HEIFCursor(bytes, shown: Self.shownBytes(bytes))
         let opened = heif.context_read_from_reader(context, heifReader, Unmanaged.passUnretained(cursor).toOpaque(), nil)
         var primary: OpaquePointer?
         guard opened.code == heif_error_Ok,
@@ -33,19 +40,46 @@ final class HEIFFile {
         }
         self.context = context
         self.primary = primary
+        if let items { self.items = items }
     }
 
-    /// Where, in a file whose compatible brands are an image sequence's only (libavif's `.avifs`:
-    /// avis, msf1, miaf, MA1B), the first sequence brand lies: libheif 1.15 opens no such file,
-    /// though its primary still item (libavif stores the first frame as one) is an ordinary image.
-    /// libheif's reader is shown `mif1` there; a file without a still item still fails to open.
-    static func sequenceBrandOffset(_ bytes: SourceBytes) -> Int? {
+    /// What libheif's reader is shown in place of the file's own bytes, so that libheif 1.15 opens
+    /// files it misreads (each a byte offset and the bytes shown there):
+    ///
+    /// - in a file whose compatible brands are an image sequence's only (libavif's `.avifs`:
+    ///   avis, msf1, miaf, MA1B), `mif1` over the first sequence brand: libheif 1.15 opens no such
+    ///   file, though its primary still item (libavif stores the first frame as one) is an
+    ///   ordinary image. A file without a still item still fails to open.
+    /// - a `meta` box of size 0 ("to the end of the file", which ISO BMFF allows the last box:
+    ///   libavif's draw_points_idat_metasize0.avif, its items in `idat`) with its size: libheif
+    ///   1.15 finds no `meta` box in such a file.
+    /// - a `grpl` box in `meta` as `free`: libheif 1.15 reads each entity group as a list of ids
+    ///   and fails on one with more after them (libheif 1.21's pyramid group, `pymd`: libavif's
+    ///   pyramid_pymd.avif), and uses the groups for nothing. MagickIO's walker reads no groups.
+    static func shownBytes(_ bytes: SourceBytes) -> [(offset: Int, bytes: [UInt8])] {
+        var shown: [(offset: Int, bytes: [UInt8])] = []
         var reader = ByteReader(bytes)
         let compatible = ISOBMFFBoxes.brands(&reader).dropFirst()
-        guard compatible.allSatisfy({ !ISOBMFFBoxes.stillBrands.contains($0) }),
-              let index = compatible.firstIndex(where: { ISOBMFFBoxes.sequenceBrands.contains($0) }) else { return nil }
-        return 12 + 4 * index
+        if compatible.allSatisfy({ !ISOBMFFBoxes.stillBrands.contains($0) }),
+           let index = compatible.firstIndex(where: { ISOBMFFBoxes.sequenceBrands.contains($0) }) {
+            shown.append((12 + 4 * index, Array("mif1".utf8)))
+        }
+        var meta: ISOBMFFBoxes.Box?
+        ISOBMFFBoxes.walk(&reader, in: 0..<reader.count) { _, box in
+            if box.type == "meta" { meta = box }
+        }
+        guard let meta, meta.body.count >= 4 else { return shown }
+        if reader.u32be(at: meta.offset) == 0, meta.size <= Int(UInt32.max) {
+            shown.append((meta.offset, withUnsafeBytes(of: UInt32(meta.size).bigEndian, Array.init)))
+        }
+        ISOBMFFBoxes.walk(&reader, in: (meta.body.lowerBound + 4)..<meta.body.upperBound, limit: HEIFItems.Limits.children) { _, box in
+            if box.type == "grpl" { shown.append((box.offset + 4, Array("free".utf8))) }
+        }
+        return shown
     }
+
+    /// The bytes libheif reads from.
+    var bytes: SourceBytes { cursor.bytes }
 
     deinit {
         heif.image_handle_release(primary)
@@ -63,8 +97,11 @@ final class HEIFFile {
         let channels: Int
     }
 
+    /// The alpha comes from libheif, or, for the primary image, from the alpha image libheif 1.15
+    /// leaves out (``detachedAlpha()``).
     func decodeInterleaved(_ handle: OpaquePointer, what: String) throws(MagickIOError) -> Decoded {
-        let hasAlpha = heif.image_handle_has_alpha_channel(handle) != 0
+        let detached = handle == primary ? detachedAlpha() : nil
+        let hasAlpha = detached != nil || heif.image_handle_has_alpha_channel(handle) != 0
         let options = heif.decoding_options_alloc()
         defer { heif.decoding_options_free(options) }
         options?.pointee.convert_hdr_to_8bit = 1
@@ -81,6 +118,15 @@ final class HEIFFile {
               Int(stride) >= width * channels else {
             heif.image_release(image)
             throw MagickIOError(.corruptImage, "\(what) decoded to no pixels")
+        }
+        if let detached {
+            // The picture is this decode's own: nothing else reads it before its alpha is written.
+            do {
+                try merge(detached, into: UnsafeMutablePointer(mutating: plane), width: width, height: height, stride: Int(stride))
+            } catch {
+                heif.image_release(image)
+                throw error
+            }
         }
         return Decoded(image: image, plane: plane, width: width, height: height, stride: Int(stride), channels: channels)
     }
@@ -162,23 +208,24 @@ final class HEIFFile {
     }
 }
 
-/// The read position of one libheif reader over a source's bytes, and where it shows `mif1`
-/// instead of the file's brand (``HEIFFile/sequenceBrandOffset(_:)``).
+/// The read position of one libheif reader over a source's bytes, and what it shows in place of
+/// some of them (``HEIFFile/shownBytes(_:)``).
 private final class HEIFCursor {
     let bytes: SourceBytes
-    let stillBrandAt: Int?
+    let shown: [(offset: Int, bytes: [UInt8])]
     var position = 0
 
-    init(_ bytes: SourceBytes, stillBrandAt: Int?) {
+    init(_ bytes: SourceBytes, shown: [(offset: Int, bytes: [UInt8])]) {
         self.bytes = bytes
-        self.stillBrandAt = stillBrandAt
+        self.shown = shown
     }
 
-    /// Shows `mif1` over the brand at `stillBrandAt` in the `count` bytes just read into `data`.
-    func showStillBrand(_ data: UnsafeMutableRawPointer, count: Int) {
-        guard let brand = stillBrandAt else { return }
-        for (index, byte) in "mif1".utf8.enumerated() where (position..<position + count).contains(brand + index) {
-            data.storeBytes(of: byte, toByteOffset: brand + index - position, as: UInt8.self)
+    /// Shows the bytes of `shown` that fall in the `count` bytes just read into `data`.
+    func showBytes(_ data: UnsafeMutableRawPointer, count: Int) {
+        for (offset, replacement) in shown {
+            for (index, byte) in replacement.enumerated() where (position..<position + count).contains(offset + index) {
+                data.storeBytes(of: byte, toByteOffset: offset + index - position, as: UInt8.self)
+            }
         }
     }
 }
@@ -203,7 +250,7 @@ nonisolated(unsafe) private let heifReader: UnsafeMutablePointer<heif_reader> = 
         guard let data, size <= cursor.bytes.count - min(cursor.position, cursor.bytes.count) else { return 1 }
         let got = cursor.bytes.copy(at: cursor.position, into: UnsafeMutableRawBufferPointer(start: data, count: size))
         guard got == size else { return 1 }
-        cursor.showStillBrand(data, count: size)
+        cursor.showBytes(data, count: size)
         cursor.position += size
         return 0
     }

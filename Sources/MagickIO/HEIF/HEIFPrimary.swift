@@ -6,14 +6,14 @@ import Foundation
 enum HEIFPrimary {
     /// Whether the primary image has an alpha channel, or nil when libheif cannot open the file.
     static func hasAlpha(in bytes: SourceBytes, maxPixelCount: Int) -> Bool? {
-        HEIFFile(bytes, maxPixelCount: maxPixelCount).map { $0.heif.image_handle_has_alpha_channel($0.primary) != 0 }
+        HEIFFile(bytes, items: nil, maxPixelCount: maxPixelCount).map(\.hasAlpha)
     }
 
     /// Decodes the primary image with its alpha, upright (libheif applies `irot`/`imir`/`clap`),
     /// 8 bits per channel, with its ICC profile and its Exif block, into `wand`, which must hold no
     /// image. False, with `wand` untouched, when libheif cannot open the file.
-    static func decode(_ bytes: SourceBytes, maxPixelCount: Int, into wand: Wand) throws(MagickIOError) -> Bool {
-        guard let file = HEIFFile(bytes, maxPixelCount: maxPixelCount) else { return false }
+    static func decode(_ bytes: SourceBytes, items: HEIFItems?, maxPixelCount: Int, into wand: Wand) throws(MagickIOError) -> Bool {
+        guard let file = HEIFFile(bytes, items: items, maxPixelCount: maxPixelCount) else { return false }
         try file.decode(file.primary, into: wand, what: "the HEIF image")
         if let profile = file.iccProfile(file.primary) {
             try wand.setProfile("icc", profile)
@@ -37,7 +37,7 @@ extension ImageSource {
     /// ImageMagick's heap during the fallback is held to `heapShare` (``HeapBudget``); libheif's own
     /// path is bounded by libheif's limits and the estimate.
     func readHEIF(frame index: Int, from bytes: SourceBytes, into wand: Wand, cacheBytes: Int, heapShare: Int) throws(MagickIOError) -> [DecoderWarning] {
-        if try HEIFPrimary.decode(bytes, maxPixelCount: decodingOptions.maxPixelCount, into: wand) {
+        if try HEIFPrimary.decode(bytes, items: self.index?.heif, maxPixelCount: decodingOptions.maxPixelCount, into: wand) {
             return []
         }
         return try wand.read(bytes, format: format, ping: false, strictness: decodingOptions.strictness, cacheBytes: cacheBytes,

@@ -11,7 +11,7 @@
 enum HEIFProperties {
     static func read(_ bytes: SourceBytes, format: ImageFormat, header: ImageHeader?, items: HEIFItems?,
                      maxPixelCount: Int) throws(MagickIOError) -> ImageProperties {
-        guard let file = HEIFFile(bytes, maxPixelCount: maxPixelCount) else {
+        guard let file = HEIFFile(bytes, items: items, maxPixelCount: maxPixelCount) else {
             // libheif refuses an item over the pixel limit as it opens the file: the declared size
             // still opens it, and the decode's limits refuse it.
             guard let header, header.width > 0, header.height > 0 else {
@@ -29,7 +29,7 @@ enum HEIFProperties {
         var properties = ImageProperties(format: format, width: header?.shown?.width ?? file.width,
                                          height: header?.shown?.height ?? file.height)
         properties.colorSpace = "ycbcr"
-        properties.hasAlpha = file.heif.image_handle_has_alpha_channel(file.primary) != 0
+        properties.hasAlpha = file.hasAlpha
         let bits = Int(file.heif.image_handle_get_luma_bits_per_pixel(file.primary))
         properties.bitDepth = bits > 0 ? bits : 8
         if let block = file.rawExifBlock(limit: EXIFProperties.maximumProfile) {
@@ -43,6 +43,6 @@ enum HEIFProperties {
 
     /// The primary image's Exif block as ImageMagick 6's HEIC coder keeps it as the `exif` profile.
     static func exifBlock(_ bytes: SourceBytes, maxPixelCount: Int) -> [UInt8]? {
-        HEIFFile(bytes, maxPixelCount: maxPixelCount)?.rawExifBlock(limit: EXIFProperties.maximumProfile)
+        HEIFFile(bytes, items: nil, maxPixelCount: maxPixelCount)?.rawExifBlock(limit: EXIFProperties.maximumProfile)
     }
 }

@@ -16,13 +16,13 @@ final class HEIFRows: RawRowSource {
     private let decoded: HEIFFile.Decoded
     private var next = 0
 
-    /// Opens and decodes the primary image of `bytes`. A file libheif cannot open goes to the other
-    /// path (``RowSourceFailure/fallback(_:)``: ImageMagick's HEIC coder reads it as it can and
-    /// says why not); a decode libheif fails is final (``RowSourceFailure/stopped(_:)``), with
+    /// Opens and decodes the primary image of `bytes` (`items`: its walk at open). A file libheif
+    /// cannot open goes to the other path (``RowSourceFailure/fallback(_:)``: ImageMagick's HEIC
+    /// coder reads it as it can and says why not); a decode libheif fails is final (``RowSourceFailure/stopped(_:)``), with
     /// libheif's reason: the other path would decode it with libheif again, after a guard that
     /// counts ImageMagick's pixel cache too and could refuse it for its size instead.
-    init(_ bytes: SourceBytes, maxPixelCount: Int) throws(RowSourceFailure) {
-        guard let file = HEIFFile(bytes, maxPixelCount: maxPixelCount) else { throw .fallback("libheif cannot open the file") }
+    init(_ bytes: SourceBytes, items: HEIFItems?, maxPixelCount: Int) throws(RowSourceFailure) {
+        guard let file = HEIFFile(bytes, items: items, maxPixelCount: maxPixelCount) else { throw .fallback("libheif cannot open the file") }
         do {
             decoded = try file.decodeInterleaved(file.primary, what: "the HEIF image")
         } catch {

@@ -27,7 +27,7 @@ struct HEIFThumbnail: @unchecked Sendable {
     /// (``HEIFItems/inspect(decoding:_:)``: an item no codec decodes, or whose size cannot be
     /// read) is left out; each is counted at the largest picture its decode makes.
     static func all(in bytes: SourceBytes, items: HEIFItems, maxPixelCount: Int) -> [HEIFThumbnail] {
-        guard let file = HEIFFile(bytes, maxPixelCount: maxPixelCount) else { return [] }
+        guard let file = HEIFFile(bytes, items: items, maxPixelCount: maxPixelCount) else { return [] }
         let heif = file.heif
         let primaryPixels = file.width.saturatingTimes(file.height)
         let count = Int(heif.image_handle_get_number_of_thumbnails(file.primary))

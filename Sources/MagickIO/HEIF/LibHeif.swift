@@ -36,6 +36,9 @@ struct LibHeif: @unchecked Sendable {
     let image_get_width: heif_image_get_width_f
     let image_get_height: heif_image_get_height_f
     let image_get_plane_readonly: heif_image_get_plane_readonly_f
+    let image_get_bits_per_pixel_range: heif_image_get_bits_per_pixel_range_f
+    let image_handle_get_number_of_auxiliary_images: heif_image_handle_get_number_of_auxiliary_images_f
+    let image_handle_get_auxiliary_image_handle: heif_image_handle_get_auxiliary_image_handle_f
 
     static let shared: LibHeif? = LibHeifLibrary.handle.flatMap(LibHeif.init(library:))
 
@@ -70,6 +73,9 @@ struct LibHeif: @unchecked Sendable {
             image_get_width = try load("heif_image_get_width")
             image_get_height = try load("heif_image_get_height")
             image_get_plane_readonly = try load("heif_image_get_plane_readonly")
+            image_get_bits_per_pixel_range = try load("heif_image_get_bits_per_pixel_range")
+            image_handle_get_number_of_auxiliary_images = try load("heif_image_handle_get_number_of_auxiliary_images")
+            image_handle_get_auxiliary_image_handle = try load("heif_image_handle_get_auxiliary_image_handle")
         } catch {
             return nil
         }

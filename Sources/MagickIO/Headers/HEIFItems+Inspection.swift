@@ -5,6 +5,11 @@ extension HEIFItems {
     /// The item types libheif 1.15 decodes: coded with a codec, or derived from other items.
     private static let codedTypes: Set<String> = ["hvc1", "av01"]
     private static let derivedTypes: Set<String> = ["grid", "iovl", "iden"]
+    /// Item types of codecs libheif 1.15 has no decoder for, and the codecs' names.
+    private static let otherCodecs: [String: String] = [
+        "avc1": "H.264/AVC", "unci": "uncompressed (ISO/IEC 23001-17)", "j2k1": "JPEG 2000", "jpeg": "JPEG",
+        "vvc1": "H.266/VVC", "evc1": "EVC", "lhv1": "layered HEVC", "mski": "mask",
+    ]
 
     /// What libheif does to decode an item: the item, its inputs (a grid's tiles, an overlay's
     /// images, an identity's source) and every alpha image of any of them (see the type's notes).
@@ -12,6 +17,9 @@ extension HEIFItems {
         /// Why libheif must not be asked at all: an item no codec can decode (no coded data, an
         /// unknown type), or whose picture size cannot be read.
         var problem: String?
+        /// Whether the problem is a valid file MagickIO cannot decode (a codec libheif 1.15 has
+        /// none for, a structure it decodes wrong) rather than a damaged one.
+        var unsupported = false
         /// The pixels of the largest picture the decode makes: each codec's picture as its
         /// bitstream codes it, each grid's or overlay's canvas as its data gives it. (The decode
         /// holds a canvas and a tile, or an image and its alpha image, at once: the cost model's
@@ -30,6 +38,7 @@ extension HEIFItems {
             inspection.largestPicture = try pixels(of: item, &walk, depth: 0, &reader)
         } catch {
             inspection.problem = error.reason
+            inspection.unsupported = error.unsupported
         }
         return inspection
     }
@@ -44,6 +53,7 @@ extension HEIFItems {
 
     private struct Refusal: Error {
         var reason: String
+        var unsupported = false
     }
 
     /// The pixels of the largest picture decoding `item` makes (``Inspection/largestPicture``),
@@ -52,6 +62,12 @@ extension HEIFItems {
         guard depth < 16, walk.seen.count <= Limits.items else { throw Refusal(reason: "the HEIF items nest too deep") }
         guard walk.seen.insert(item).inserted else { return 0 }  // libheif refuses a cycle; an input twice costs once
         let type = items[item]?.type ?? ""
+        // A predictively coded item ('pred', ISO/IEC 23008-12): its data decodes only after the
+        // items it refers to, and libheif 1.15 decodes it alone, into noise.
+        if let reference = referenced("pred", from: item).first {
+            throw Refusal(reason: "the HEIF item \(item) is coded by prediction from item \(reference), which libheif 1.15 does not decode",
+                          unsupported: true)
+        }
         var own: Int
         if Self.codedTypes.contains(type) {
             guard (items[item]?.dataLength ?? 0) > 0 else {
@@ -62,6 +78,12 @@ extension HEIFItems {
         } else if Self.derivedTypes.contains(type) {
             var inputs = 0
             for input in referenced("dimg", from: item) {
+                // A tile of two derived images (libavif's color_grid_alpha_grid_tile_shared_in_dimg.avif,
+                // which libavif refuses): libheif 1.15 decodes it into the wrong one.
+                if let other = referring("dimg", to: input).first(where: { $0 != item && Self.derivedTypes.contains(items[$0]?.type ?? "") }) {
+                    throw Refusal(reason: "the HEIF item \(input) is an input of two derived images (\(item) and \(other)), which libavif refuses and libheif 1.15 decodes wrong",
+                                  unsupported: true)
+                }
                 inputs = max(inputs, try pixels(of: input, &walk, depth: depth + 1, &reader))
             }
             if type == "iden" {
@@ -72,6 +94,8 @@ extension HEIFItems {
                 }
                 own = max(canvas.width.saturatingTimes(canvas.height), inputs)
             }
+        } else if let codec = Self.otherCodecs[type] {
+            throw Refusal(reason: "the HEIF item \(item) is coded in \(codec) (\(type)), which libheif 1.15 does not decode", unsupported: true)
         } else {
             throw Refusal(reason: "the HEIF item \(item) is of a type libheif does not decode (\(type.isEmpty ? "none" : type))")
         }

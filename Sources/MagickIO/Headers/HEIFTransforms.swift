@@ -25,8 +25,23 @@ extension HEIFItems {
            (picture.width > picture.height) != (size.width > size.height) {
             size = ImageSize(width: size.height, height: size.width)  // declared as shown: back to as stored
         }
-        for index in items[item]?.properties ?? [] where index >= 1 && index <= properties.count {
-            let property = properties[index - 1]
+        return transformed(size, by: transforms(of: item), &reader)
+    }
+
+    /// The transformative properties (`irot`, `imir`, `clap`) of `item`, in the order it lists
+    /// them: the order libheif 1.15 applies them in.
+    func transforms(of item: Int) -> [Property] {
+        (items[item]?.properties ?? []).compactMap { index in
+            guard index >= 1, index <= properties.count, ["irot", "imir", "clap"].contains(properties[index - 1].type) else { return nil }
+            return properties[index - 1]
+        }
+    }
+
+    /// `size` turned and cropped by `transforms` (``transforms(of:)``) as libheif 1.15 does; nil
+    /// for a clean aperture it cannot apply or a property it cannot read.
+    func transformed(_ size: ImageSize, by transforms: [Property], _ reader: inout ByteReader) -> ImageSize? {
+        var size = size
+        for property in transforms {
             switch property.type {
             case "irot":
                 guard let angle = reader.u8(at: property.body.lowerBound) else { return nil }
@@ -34,7 +49,7 @@ extension HEIFItems {
             case "clap":
                 guard property.body.count >= 32, let fields = reader.bytes(at: property.body.lowerBound, 32),
                       let cropped = Self.cleanAperture(fields, of: size) else { return nil }
-                size = cropped
+                size = ImageSize(width: cropped.width, height: cropped.height)
             default:
                 continue
             }
@@ -46,7 +61,7 @@ extension HEIFItems {
     /// centre, each a fraction of 32-bit numerator and denominator) keeps, as libheif 1.15's decode
     /// cuts it: the left and top edges rounded down, the far edges a rounded width or height
     /// beyond them, both clamped to the picture.
-    static func cleanAperture(_ fields: [UInt8], of size: ImageSize) -> ImageSize? {
+    static func cleanAperture(_ fields: [UInt8], of size: ImageSize) -> (x: Int, y: Int, width: Int, height: Int)? {
         func fraction(_ index: Int, signed: Bool) -> Double? {
             let numerator = fields.u32be(at: index * 8), denominator = fields.u32be(at: index * 8 + 4)
             guard denominator != 0 else { return nil }
@@ -54,15 +69,15 @@ extension HEIFItems {
         }
         guard let width = fraction(0, signed: false), let height = fraction(1, signed: false),
               let horizontal = fraction(2, signed: true), let vertical = fraction(3, signed: true) else { return nil }
-        func side(_ extent: Double, centre offset: Double, of whole: Int) -> Int? {
+        func side(_ extent: Double, centre offset: Double, of whole: Int) -> (from: Int, count: Int)? {
             let first = (offset + Double(whole - 1) / 2 - (extent - 1) / 2).rounded(.down)
             let last = first + (extent - 1).rounded()
             guard first.isFinite, last.isFinite else { return nil }
             let from = max(first, 0), to = min(last, Double(whole - 1))
-            return to >= from ? Int(to - from) + 1 : nil
+            return to >= from ? (Int(from), Int(to - from) + 1) : nil
         }
-        guard let keptWidth = side(width, centre: horizontal, of: size.width),
-              let keptHeight = side(height, centre: vertical, of: size.height) else { return nil }
-        return ImageSize(width: keptWidth, height: keptHeight)
+        guard let columns = side(width, centre: horizontal, of: size.width),
+              let rows = side(height, centre: vertical, of: size.height) else { return nil }
+        return (columns.from, rows.from, columns.count, rows.count)
     }
 }

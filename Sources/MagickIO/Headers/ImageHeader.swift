@@ -40,6 +40,8 @@ struct ImageHeader: Sendable, Hashable {
     var shown: ImageSize?
     /// Why the structure is unsafe to hand to ImageMagick at all, if it is.
     var corrupt: String?
+    /// What refusing it for `corrupt` is: a corrupt image, or one MagickIO does not decode.
+    var refusal: MagickIOError.Kind = .corruptImage
 
     /// The header of `bytes` (a TIFF's or a HEIF file's from `index`, its walk); nil when the format
     /// has none here, or when it cannot be parsed (the cost model then assumes the costliest case
@@ -195,6 +197,7 @@ struct ImageHeader: Sendable, Hashable {
         if let problem = inspection.problem {
             header = header ?? ImageHeader(width: 0, height: 0)
             header?.corrupt = problem
+            header?.refusal = inspection.unsupported ? .unsupportedFormat : .corruptImage
         } else if let declared = header, inspection.largestPicture > declared.width.saturatingTimes(declared.height) {
             header?.codedPixels = inspection.largestPicture
         }

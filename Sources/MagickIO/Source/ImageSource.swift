@@ -116,8 +116,8 @@ public struct ImageSource: Sendable {
         }
         let index = ContainerIndex(bytes, format: format, maxPages: options.maxFrameCount)
         var header = ImageHeader.parse(bytes, format: format, index: index)
-        if let reason = header?.corrupt {
-            throw MagickIOError(.corruptImage, reason)
+        if let header, let reason = header.corrupt {
+            throw MagickIOError(header.refusal, reason)
         }
         self.bytes = bytes
         self.format = format
