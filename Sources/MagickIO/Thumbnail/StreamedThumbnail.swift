@@ -225,7 +225,8 @@ enum RowDecoder: Sendable, Hashable {
                          threads: idleCore)
         case .tiff:
             try TIFFRows(input: data, descriptor: descriptor, size: size, stored: stream.stored,
-                         allocationLimit: TIFFRows.allocationLimit(source.header?.tiffPages.first, fileBytes: size))
+                         allocationLimit: TIFFRows.allocationLimit(source.header?.tiffPages.first, fileBytes: size),
+                         misread: source.header?.tiffPages.first.flatMap(TIFFRows.imageMagickMisreads))
         case .heif:
             try HEIFRows(input, maxPixelCount: source.decodingOptions.maxPixelCount)
         }
