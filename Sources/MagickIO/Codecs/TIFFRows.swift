@@ -35,6 +35,9 @@ final class TIFFRows: RawRowSource {
     private var rowsRead = 0
     /// What ImageMagick misreads in this page (``imageMagickMisreads(_:)``), or nil.
     private let misread: String?
+    /// libtiff's warnings about the directory of a page ImageMagick misreads, which the strictness
+    /// let pass; the thumbnail lists them (``Image/warnings``).
+    private(set) var warnings: [DecoderWarning] = []
     /// One row as libtiff's samples are expanded to RGB(A).
     private var scratch: UnsafeMutableRawPointer?
     /// The rows have started (``failure(_:)``).
@@ -46,14 +49,20 @@ final class TIFFRows: RawRowSource {
     /// The first page of `input` opened and its rows set up. Throws a fallback for a layout this
     /// path does not take and for a page whose size is not the `stored` one the plan was made for
     /// (the Swift header's).
-    /// `misread`: what ImageMagick misreads in the page (``imageMagickMisreads(_:)``).
+    /// `misread`: what ImageMagick misreads in the page (``imageMagickMisreads(_:)``), whose
+    /// libtiff warnings `strictness` then judges, as ImageMagick's path would.
     init(input: UnsafePointer<UInt8>?, descriptor: Int32, size: Int, stored expected: (width: Int, height: Int),
-         allocationLimit: Int, misread: String? = nil) throws(RowSourceFailure) {
+         allocationLimit: Int, misread: String? = nil, strictness: Strictness = .refuseDamage) throws(RowSourceFailure) {
         self.misread = misread
         guard let decoder = mio_tiff_create() else { throw .fallback("libtiff could not start") }
         self.decoder = decoder
         try check(mio_tiff_open(decoder, input, descriptor, size, allocationLimit, &info))
         try checkMessages()
+        if let misread, mio_tiff_warnings(decoder) > 0 || mio_tiff_errors(decoder) > 0 {
+            let warning = DecoderWarning("libtiff: \(String(cString: mio_tiff_message(decoder)))", format: .tiff)
+            if strictness.refuses(warning) { throw .stopped(MagickIOError(.corruptImage, "a TIFF of \(misread): \(warning.message)")) }
+            warnings.append(warning)
+        }
         guard Int(info.width) == expected.width, Int(info.height) == expected.height else {
             throw failure("libtiff reads \(info.width)x\(info.height), the header \(expected.width)x\(expected.height)")
         }
