@@ -1,5 +1,6 @@
-// TIFF samples ImageMagick 6.9.11's coder misreads, turned into 8- or 16-bit RGB(A) rows as libvips
-// (8.14) reads them; libtiff has already put them in the machine's byte order (24-bit ones too):
+// TIFF samples ImageMagick 6.9.11's coder misreads (signed 8-bit, 24-bit) or reads on a scale of its
+// own (floats: 0-1), turned into 8- or 16-bit RGB(A) rows as libvips (8.14) reads them; libtiff has
+// already put them in the machine's byte order (24-bit ones too):
 // - signed 8 and 16 bits (SampleFormat 2): on the unsigned scale of their width, negatives clipped
 //   to 0 (libvips' cast to unsigned): 127 is 127/255, -5 is black;
 // - unsigned 24 bits: the top 16 bits;

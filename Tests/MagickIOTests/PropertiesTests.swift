@@ -40,7 +40,10 @@ struct PropertiesTests {
             // the decode refuses it, as a truncated JPEG's does.
             let refusal = #expect(throws: MagickIOError.self, "\(name): opens, so its decode must refuse it",
                                   sourceLocation: sourceLocation) { try source.image(at: 0) }
-            #expect(refusal?.kind == .corruptImage, "\(name): \(String(describing: refusal))", sourceLocation: sourceLocation)
+            // Or a layout no decoder MagickIO has reads (a TIFF of 64-bit integers, which the ping
+            // calls corrupt): unsupportedFormat, naming it.
+            let undecodable = refusal?.kind == .unsupportedFormat && refusal?.message.contains("no decoder MagickIO has reads it") == true
+            #expect(refusal?.kind == .corruptImage || undecodable, "\(name): \(String(describing: refusal))", sourceLocation: sourceLocation)
         case (.failure(let error), .failure):
             let kind = (error as? MagickIOError)?.kind
             #expect(kind == .corruptImage || kind == .emptyData || kind == .unsupportedFormat, "\(name): \(error)", sourceLocation: sourceLocation)

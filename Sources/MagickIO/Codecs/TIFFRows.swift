@@ -10,10 +10,10 @@ import Foundation
 /// a ``RowSourceFailure/fallback(_:)``: ImageMagick decodes the file instead (and applies the
 /// strictness to what it finds).
 ///
-/// And the layouts ImageMagick 6.9.11 misreads (``imageMagickMisreads(_:)``), as libvips reads
-/// them: YCbCr other than new-style JPEG and old-style JPEG through libtiff's RGBA interface;
-/// signed, 24-bit and floating-point samples (tiff_rows_samples.c has the scales). For those
-/// ImageMagick is no fallback: libtiff's warnings are let pass, a page this path cannot open is
+/// And, as libvips reads them, the layouts ImageMagick 6.9.11 misreads (``imageMagickMisreads(_:)``):
+/// YCbCr other than new-style JPEG and old-style JPEG through libtiff's RGBA interface; signed
+/// and 24-bit samples; and floating point, which it reads on a scale of its own (tiff_rows_samples.c
+/// has the scales). For those it misreads ImageMagick is no fallback: libtiff's warnings are let pass, a page this path cannot open is
 /// `unsupportedFormat` and an error in its rows `corruptImage`.
 ///
 /// What is held besides the rows: a contiguous strip is decoded a row at a time (libtiff keeps
@@ -206,17 +206,19 @@ extension TIFFRows {
 
     /// What ImageMagick 6.9.11's TIFF coder misreads in a page of `page`'s layout, or nil:
     /// YCbCr other than new-style JPEG and old-style JPEG (stripes of green and magenta), 24-bit
-    /// samples (scrambled), signed 8-bit ones (read as unsigned), 16- and 64-bit floating point
-    /// (flat white), integers of more than 32 bits (which it refuses as corrupt). Its path is no
-    /// fallback for them: the own path decodes them (``takes(_:)``), and any other decode of such
-    /// a page is refused as `unsupportedFormat` (``ImageSource/checkLimits(frame:jpegHint:)``).
+    /// samples (scrambled), signed 8-bit ones (read as unsigned), integers of more than 32 bits
+    /// (which it refuses as corrupt), floating point other than of 16, 32 or 64 bits. Its path is
+    /// no fallback for them: the own path decodes them (``takes(_:)``), and any other decode of
+    /// such a page is refused as `unsupportedFormat` (``ImageSource/checkLimits(frame:jpegHint:)``).
+    /// Floats of 16, 32 and 64 bits it reads right, on its own scale (0-1: a picture stored 0-255
+    /// comes out white), so it stays their fallback.
     static func imageMagickMisreads(_ page: TIFFLayout) -> String? {
         if page.compression == 6 { return "old-style JPEG (Compression 6)" }
         if page.photometric == 6 && page.compression != 7 { return "YCbCr in compression \(page.compression)" }
         let bits = page.bitsPerSample
         switch page.sampleFormat {
         case 2 where bits == 8: return "signed 8-bit samples"
-        case 3 where bits != 32: return "\(bits)-bit floating-point samples"
+        case 3: return [16, 32, 64].contains(bits) ? nil : "\(bits)-bit floating-point samples"
         default: break
         }
         if bits == 24 || bits > 32 { return "\(bits)-bit \(page.sampleFormat == 2 ? "signed" : "unsigned") integer samples" }
