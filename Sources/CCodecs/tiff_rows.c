@@ -113,6 +113,7 @@ mio_tiff *mio_tiff_create(void) {
 
 void mio_tiff_destroy(mio_tiff *t) {
     if (t == NULL) return;
+    mio_tiff_end_rgba(t);
     if (t->tif != NULL) TIFFClose(t->tif);
     free(t->scanline);
     for (int p = 0; p < MIO_TIFF_MAX_PLANES; p++) free(t->chunks[p]);
@@ -209,15 +210,25 @@ int mio_tiff_start(mio_tiff *t, mio_tiff_info *info) {
         mio_tiff_set_message(t, "a page of no size or too many samples");
         return -1;
     }
-    // The layouts taken (the Swift side checks them first, from the header).
+    if (mio_tiff_uses_rgba(info) || mio_tiff_misread_samples(info)) {
+        // ImageMagick misreads these layouts: libtiff's errors in the directory it read past (an
+        // unknown tag's type, as in old-style JPEG files) are no reason to leave this path.
+        t->errors_let_pass = t->errors;
+        t->message[0] = 0;
+    }
+    if (mio_tiff_uses_rgba(info)) return mio_tiff_start_rgba(t, info);
+    // The layouts taken (the Swift side checks them first, from the header): unsigned 1 to 16
+    // bits, and the samples tiff_rows_samples.c converts.
     int grey = info->photometric == PHOTOMETRIC_MINISWHITE || info->photometric == PHOTOMETRIC_MINISBLACK;
     int palette = info->photometric == PHOTOMETRIC_PALETTE;
     int rgb = info->photometric == PHOTOMETRIC_RGB || info->photometric == PHOTOMETRIC_YCBCR;
     int low = bits == 1 || bits == 2 || bits == 4;
-    int taken = info->sample_format == SAMPLEFORMAT_UINT
-        && ((grey && ((samples == 1 && (low || bits == 8 || bits == 16)) || (samples == 2 && (bits == 8 || bits == 16))))
-            || (palette && samples == 1 && (low || bits == 8))
-            || (rgb && (samples == 3 || samples == 4) && (bits == 8 || bits == 16)));
+    int converted = mio_tiff_misread_samples(info);
+    int wide = converted ? mio_tiff_takes_samples(info) && info->photometric != PHOTOMETRIC_YCBCR
+        : info->sample_format == SAMPLEFORMAT_UINT && (bits == 8 || bits == 16);
+    int taken = (grey && ((samples == 1 && (wide || (low && !converted))) || (samples == 2 && wide)))
+        || (palette && !converted && samples == 1 && (low || bits == 8))
+        || (rgb && (samples == 3 || samples == 4) && wide);
     if (!taken) {
         mio_tiff_set_message(t, "a layout this path does not take");
         return -1;
@@ -251,16 +262,20 @@ int mio_tiff_start(mio_tiff *t, mio_tiff_info *info) {
     // 8 stored, 16 from 16 and from a colour map.
     int colour = info->photometric == PHOTOMETRIC_MINISWHITE || info->photometric == PHOTOMETRIC_MINISBLACK
         || info->photometric == PHOTOMETRIC_PALETTE ? 1 : 3;
-    info->output_channels = samples > colour ? 4 : 3;
+    // Alpha by the header's rule (TIFFIndex.Directory.hasAlpha, ImageMagick's): an ExtraSamples
+    // tag, or a fourth sample of RGB; any other sample beyond the colours is dropped.
+    info->output_channels = samples > colour && (info->extra_samples > 0 || (samples == 4 && colour == 3)) ? 4 : 3;
     info->output_bytes = bits == 16 || info->photometric == PHOTOMETRIC_PALETTE ? 2 : 1;
+    if (converted) info->output_bytes = bits == 8 ? 1 : 2;  // signed 8-bit to 8, the others to 16
+    t->samples_converted = converted;
     info->grey = colour == 1 && info->photometric != PHOTOMETRIC_PALETTE;
     info->row_bytes = (size_t)width * (size_t)info->output_channels * (size_t)info->output_bytes;
 
     uint64_t stored_bits = (uint64_t)width * (uint64_t)bits * (uint64_t)samples;
     t->scanline_bytes = (size_t)((stored_bits + 7) / 8);
     t->planes = info->planar && samples > 1 ? samples : 1;
-    if (info->planar && samples > 1 && bits != 8 && bits != 16) {
-        mio_tiff_set_message(t, "separate planes of other than 8 or 16 bits");
+    if (info->planar && samples > 1 && (bits < 8 || bits % 8 != 0)) {
+        mio_tiff_set_message(t, "separate planes of samples of less than a byte");
         return -1;
     }
     if (allocate(t, &t->scanline, t->scanline_bytes) != 0) return -1;
@@ -300,5 +315,5 @@ int mio_tiff_start(mio_tiff *t, mio_tiff_info *info) {
         if (allocate(t, &t->chunks[p], t->chunk_bytes) != 0) return -1;
     }
     t->layout = *info;
-    return t->errors > 0 ? -1 : 0;
+    return t->errors > t->errors_let_pass ? -1 : 0;
 }

@@ -59,7 +59,7 @@ static int read_stored(mio_tiff *t, uint32_t row) {
     }
     if (fill_chunks(t, row) != 0) return -1;
     size_t in_chunk = row - t->chunk_row;
-    size_t bytes = (size_t)info->bits / 8;  // planes: 8 or 16 bits
+    size_t bytes = (size_t)info->bits / 8;  // planes: whole bytes a sample
     if (t->mode == MODE_PLANAR_STRIPS) {
         size_t plane_row = (size_t)info->width * bytes;
         for (int p = 0; p < t->planes; p++) {
@@ -104,10 +104,19 @@ int mio_tiff_read_row(mio_tiff *t, uint8_t *out) {
         mio_tiff_set_message(t, "no rows left");
         return -1;
     }
+    if (t->mode == MODE_RGBA) {
+        if (mio_tiff_read_rgba_row(t, t->row, out) != 0) return -1;
+        t->row += 1;
+        return t->errors > t->errors_let_pass ? -1 : 0;
+    }
     if (read_stored(t, t->row) != 0) return -1;
     t->row += 1;
-    if (t->errors > 0) return -1;
+    if (t->errors > t->errors_let_pass) return -1;
     const uint8_t *in = t->scanline;
+    if (t->samples_converted) {
+        mio_tiff_convert_samples(t, in, out);
+        return 0;
+    }
     const uint32_t width = info->width;
     const int bits = info->bits, samples = info->samples, channels = info->output_channels;
     if (info->photometric == PHOTOMETRIC_PALETTE) {

@@ -43,10 +43,11 @@ struct PropertiesTests {
                 #expect(own?.isOffsetOnCanvas == frame.isOffsetOnCanvas, "\(name)[\(index)]: offset", sourceLocation: sourceLocation)
             }
         case (.success(let source), .failure):
-            // Damage inside the image data (a WebP cut in its bitstream), a coding no decoder
-            // MagickIO uses reads (OS/2 2.x Huffman 1D), or a side past ImageMagick's limits (a
-            // 65535x1 PNG, whose thumbnail MagickIO's own rows make): the headers open, and a
-            // whole decode refuses it, as a truncated JPEG's does.
+            // Damage inside the image data (a WebP cut in its bitstream), a coding or layout no
+            // decoder MagickIO uses reads (OS/2 2.x Huffman 1D; a TIFF of 64-bit integers, which
+            // the ping calls corrupt), or a side past ImageMagick's limits (a 65535x1 PNG, whose
+            // thumbnail MagickIO's own rows make): the headers open, and a whole decode refuses
+            // it, as a truncated JPEG's does.
             let refusal = #expect(throws: MagickIOError.self, "\(name): opens, so its decode must refuse it",
                                   sourceLocation: sourceLocation) { try source.image(at: 0) }
             #expect([.corruptImage, .unsupportedFormat, .limitExceeded].contains(refusal?.kind), "\(name): \(String(describing: refusal))",

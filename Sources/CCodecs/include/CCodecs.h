@@ -185,7 +185,8 @@ const char *mio_webp_message(const mio_webp *webp);
 // The first page of a TIFF through libtiff (TIFFClientOpenExt, libtiff 4.5), one row at a time:
 // strips a row at a time (TIFFReadScanline: libtiff holds a strip's compressed bytes and its
 // codec's state), separate planes a strip of each at a time, tiles a row of tiles (of each plane)
-// at a time. Errors and warnings go to the handle's own handlers (thread safe), whose first
+// at a time; YCbCr other than new-style JPEG, and old-style JPEG, through libtiff's RGBA interface
+// a strip or a row of tiles at a time. Errors and warnings go to the handle's own handlers (thread safe), whose first
 // message is kept; libtiff refuses any single allocation over `max_single_alloc`. No longjmp.
 
 #define MIO_TIFF_MAX_PLANES 4
@@ -213,11 +214,14 @@ void mio_tiff_destroy(mio_tiff *tiff);
 // from `fd` (pread). 0 on success.
 int mio_tiff_open(mio_tiff *tiff, const uint8_t *data, int fd, size_t size, size_t max_single_alloc, mio_tiff_info *info);
 // Checks the layout (grey of 1, 2, 4, 8 or 16 bits with or without alpha; palette of up to 8
-// bits; RGB(A) of 8 or 16 bits; JPEG's YCbCr converted to RGB by libjpeg) and sets up the
-// buffers; fills the output fields of `info`. 0 on success.
+// bits; RGB(A) of 8 or 16 bits; JPEG's YCbCr converted to RGB by libjpeg; grey or RGB(A) of
+// signed 8 or 16, unsigned 24, or 16-, 32- or 64-bit floating-point samples; three 8-bit samples
+// of YCbCr or old-style JPEG, through the RGBA interface) and sets up the buffers; fills the
+// output fields of `info`. 0 on success.
 int mio_tiff_start(mio_tiff *tiff, mio_tiff_info *info);
 // Reads the next row as RGB(A), `info.row_bytes` bytes: grey replicated (min-is-white inverted,
-// fewer than 8 bits scaled to 8), a palette's colours at 16 bits, alpha as stored. 0 on success;
+// fewer than 8 bits scaled to 8), a palette's colours at 16 bits, alpha as stored; signed, 24-bit
+// and floating-point samples as tiff_rows_samples.c says (8 bits from signed 8, else 16). 0 on success;
 // -1 on an error, and when libtiff reported one while reading the row.
 int mio_tiff_read_row(mio_tiff *tiff, uint8_t *row);
 // The ICC profile (TIFFTAG_ICCPROFILE), owned by libtiff, or NULL.

@@ -10,6 +10,12 @@ import Foundation
 /// a ``RowSourceFailure/fallback(_:)``: ImageMagick decodes the file instead (and applies the
 /// strictness to what it finds).
 ///
+/// And, as libvips reads them, the layouts ImageMagick 6.9.11 misreads (``imageMagickMisreads(_:)``):
+/// YCbCr other than new-style JPEG and old-style JPEG through libtiff's RGBA interface; signed
+/// and 24-bit samples; and floating point, which it reads on a scale of its own (tiff_rows_samples.c
+/// has the scales). For those it misreads ImageMagick is no fallback: libtiff's warnings are let pass, a page this path cannot open is
+/// `unsupportedFormat` and an error in its rows `corruptImage`.
+///
 /// What is held besides the rows: a contiguous strip is decoded a row at a time (libtiff keeps
 /// its compressed bytes, none when the file is in memory, and its codec's state); separate
 /// planes a strip of each; tiles a row of tiles. libtiff allocates nothing in one piece over the
@@ -27,28 +33,48 @@ final class TIFFRows: RawRowSource {
     /// Associated (premultiplied) alpha, divided out in ``convert(_:into:)``.
     private var associatedAlpha = false
     private var rowsRead = 0
+    /// What ImageMagick misreads in this page (``imageMagickMisreads(_:)``), or nil.
+    private let misread: String?
+    /// libtiff's warnings about the directory of a page ImageMagick misreads, which the strictness
+    /// let pass; the thumbnail lists them (``Image/warnings``).
+    private(set) var warnings: [DecoderWarning] = []
     /// One row as libtiff's samples are expanded to RGB(A).
     private var scratch: UnsafeMutableRawPointer?
+    /// The rows have started (``failure(_:)``).
+    private var started = false
+    /// libtiff's errors before the rows started, which a page ImageMagick misreads lets pass
+    /// (``checkMessages()``).
+    private var errorsBeforeRows: Int32 = 0
 
     /// The first page of `input` opened and its rows set up. Throws a fallback for a layout this
     /// path does not take and for a page whose size is not the `stored` one the plan was made for
     /// (the Swift header's).
+    /// `misread`: what ImageMagick misreads in the page (``imageMagickMisreads(_:)``), whose
+    /// libtiff warnings `strictness` then judges, as ImageMagick's path would.
     init(input: UnsafePointer<UInt8>?, descriptor: Int32, size: Int, stored expected: (width: Int, height: Int),
-         allocationLimit: Int) throws(RowSourceFailure) {
+         allocationLimit: Int, misread: String? = nil, strictness: Strictness = .refuseDamage) throws(RowSourceFailure) {
+        self.misread = misread
         guard let decoder = mio_tiff_create() else { throw .fallback("libtiff could not start") }
         self.decoder = decoder
         try check(mio_tiff_open(decoder, input, descriptor, size, allocationLimit, &info))
         try checkMessages()
-        guard Int(info.width) == expected.width, Int(info.height) == expected.height else {
-            throw .fallback("libtiff reads \(info.width)x\(info.height), the header \(expected.width)x\(expected.height)")
+        if let misread, mio_tiff_warnings(decoder) > 0 || mio_tiff_errors(decoder) > 0 {
+            let warning = DecoderWarning("libtiff: \(String(cString: mio_tiff_message(decoder)))", format: .tiff)
+            if strictness.refuses(warning) { throw .stopped(MagickIOError(.corruptImage, "a TIFF of \(misread): \(warning.message)")) }
+            warnings.append(warning)
         }
-        guard info.extra_samples <= 1 else { throw .fallback("a TIFF with \(info.extra_samples) extra samples") }
+        guard Int(info.width) == expected.width, Int(info.height) == expected.height else {
+            throw failure("libtiff reads \(info.width)x\(info.height), the header \(expected.width)x\(expected.height)")
+        }
+        guard info.extra_samples <= 1 else { throw failure("\(info.extra_samples) extra samples") }
         var length = 0
         if let icc = mio_tiff_icc(decoder, &length), length > 0 {
             iccProfile = Array(UnsafeBufferPointer(start: icc, count: length))
         }
         try check(mio_tiff_start(decoder, &info))
         try checkMessages()
+        started = true
+        errorsBeforeRows = mio_tiff_errors(decoder)
         width = Int(info.width)
         height = Int(info.height)
         channels = Int(info.output_channels)
@@ -100,16 +126,29 @@ final class TIFFRows: RawRowSource {
     }
 
     /// libtiff's warnings (a tag it does not know, a count it corrects) are ImageMagick's to
-    /// report and judge: the file goes that way.
+    /// report and judge: the file goes that way. Unless ImageMagick misreads it: then warnings,
+    /// and errors in the directory that libtiff read past (a tag of an unknown type, as old-style
+    /// JPEG files have), pass; only an error in the rows stops them.
     private func checkMessages() throws(RowSourceFailure) {
-        if mio_tiff_warnings(decoder) > 0 || mio_tiff_errors(decoder) > 0 {
-            throw .fallback("libtiff: \(String(cString: mio_tiff_message(decoder)))")
+        if misread != nil {
+            if started, mio_tiff_errors(decoder) > errorsBeforeRows { throw failure("libtiff: \(String(cString: mio_tiff_message(decoder)))") }
+            return
+        }
+        if mio_tiff_errors(decoder) > 0 || mio_tiff_warnings(decoder) > 0 {
+            throw failure("libtiff: \(String(cString: mio_tiff_message(decoder)))")
         }
     }
 
     private func check(_ status: Int32) throws(RowSourceFailure) {
         guard status != 0 else { return }
-        throw .fallback("libtiff: \(String(cString: mio_tiff_message(decoder)))")
+        throw failure("libtiff: \(String(cString: mio_tiff_message(decoder)))")
+    }
+
+    /// Why the rows stop: ImageMagick's path, or for a page it misreads, `unsupportedFormat`
+    /// before the rows start and `corruptImage` in them.
+    private func failure(_ reason: String) -> RowSourceFailure {
+        guard let misread else { return .fallback(reason) }
+        return .stopped(MagickIOError(started ? .corruptImage : .unsupportedFormat, "a TIFF of \(misread): \(reason)"))
     }
 }
 
@@ -120,11 +159,34 @@ extension TIFFRows {
     /// the directory is checked again as it opens): unsigned samples; grey (1, 2, 4, 8, 16 bits,
     /// or 8 and 16 with alpha), palette (up to 8 bits), RGB(A) of 8 or 16 bits, or JPEG's YCbCr;
     /// uncompressed, CCITT G3 or G4 (1 bit), LZW, JPEG (8 bits), deflate or PackBits; no predictor
-    /// but the horizontal one. Everything else (CMYK, YCbCr without JPEG, CIELab, floating point,
-    /// more than 16 bits, other compressions) stays on ImageMagick's path.
+    /// but the horizontal one. And what ImageMagick misreads: grey or RGB(A) of signed 8 or 16,
+    /// unsigned 24, or 16-, 32- or 64-bit floating-point samples (the floating-point predictor
+    /// too); three 8-bit samples of YCbCr (not new-style JPEG) or old-style JPEG. Everything else
+    /// (CMYK, CIELab, 32-bit integers, other compressions) stays on ImageMagick's path.
     static func takes(_ page: TIFFLayout) -> Bool {
         let bits = page.bitsPerSample, samples = page.samplesPerPixel
-        guard page.sampleFormat == 1, page.predictor == 1 || page.predictor == 2, page.width > 0, page.height > 0 else { return false }
+        guard page.width > 0, page.height > 0 else { return false }
+        if let tile = page.tile, tile.width <= 0 || tile.height <= 0 || tile.width % 16 != 0 || tile.height % 16 != 0 { return false }
+        if page.compression == 6 || (page.photometric == 6 && page.compression != 7) {
+            // libtiff's RGBA interface.
+            // An old-style JPEG without SamplesPerPixel (1, the default) has the JPEG's three.
+            return bits == 8 && (samples == 3 || (samples == 1 && page.compression == 6)) && page.sampleFormat == 1
+                && [2, 6].contains(page.photometric)
+                && [1, 5, 6, 8, 32946, 32773].contains(page.compression) && [1, 2].contains(page.predictor)
+        }
+        let converted = page.sampleFormat != 1 || bits == 24
+        let float = page.sampleFormat == 3 && [16, 32, 64].contains(bits)
+        if converted {
+            guard float || (page.sampleFormat == 2 && (bits == 8 || bits == 16)) || (page.sampleFormat == 1 && bits == 24),
+                  page.predictor == 1 || page.predictor == 2 || (float && page.predictor == 3),
+                  [1, 5, 8, 32946, 32773].contains(page.compression) else { return false }
+            switch page.photometric {
+            case 0, 1: return samples == 1 || samples == 2
+            case 2: return samples == 3 || samples == 4
+            default: return false
+            }
+        }
+        guard page.predictor == 1 || page.predictor == 2 else { return false }
         let low = [1, 2, 4].contains(bits), wide = bits == 8 || bits == 16
         switch page.compression {
         case 1, 5, 8, 32946, 32773: break
@@ -133,7 +195,6 @@ extension TIFFRows {
         default: return false
         }
         if page.isPlanar, samples > 1, !wide { return false }
-        if let tile = page.tile, tile.width <= 0 || tile.height <= 0 || tile.width % 16 != 0 || tile.height % 16 != 0 { return false }
         switch page.photometric {
         case 0, 1: return (samples == 1 && (low || wide)) || (samples == 2 && wide)
         case 3: return samples == 1 && (low || bits == 8)
@@ -143,18 +204,45 @@ extension TIFFRows {
         }
     }
 
+    /// What ImageMagick 6.9.11's TIFF coder misreads in a page of `page`'s layout, or nil:
+    /// YCbCr other than new-style JPEG and old-style JPEG (stripes of green and magenta), 24-bit
+    /// samples (scrambled), signed 8-bit ones (read as unsigned), integers of more than 32 bits
+    /// (which it refuses as corrupt), floating point other than of 16, 32 or 64 bits. Its path is
+    /// no fallback for them: the own path decodes them (``takes(_:)``), and any other decode of
+    /// such a page is refused as `unsupportedFormat` (``ImageSource/checkLimits(frame:jpegHint:)``).
+    /// Floats of 16, 32 and 64 bits it reads right, on its own scale (0-1: a picture stored 0-255
+    /// comes out white), so it stays their fallback.
+    static func imageMagickMisreads(_ page: TIFFLayout) -> String? {
+        if page.compression == 6 { return "old-style JPEG (Compression 6)" }
+        if page.photometric == 6 && page.compression != 7 { return "YCbCr in compression \(page.compression)" }
+        let bits = page.bitsPerSample
+        switch page.sampleFormat {
+        case 2 where bits == 8: return "signed 8-bit samples"
+        case 3: return [16, 32, 64].contains(bits) ? nil : "\(bits)-bit floating-point samples"
+        default: break
+        }
+        if bits == 24 || bits > 32 { return "\(bits)-bit \(page.sampleFormat == 2 ? "signed" : "unsigned") integer samples" }
+        return nil
+    }
+
     /// The bytes the own path adds to read a page of `page`'s layout from a file of `fileBytes`,
     /// beyond the rows and the resampler (``DecodeEstimate/streamed(format:header:stored:decoded:output:fileBytes:)``):
     /// libtiff's strip or tile offsets and byte counts (8 bytes each, and the file's copy of them
     /// as they are read); the decoded strips of separate planes, or a row of tiles; the
     /// compressed strip or tile libtiff reads whole (at most the file, and the libtiff limit);
-    /// for JPEG, libjpeg's coefficients of a strip or tile (a progressive one holds them all);
-    /// the row being expanded; and libtiff's directory, tags and codec state.
+    /// for JPEG (old-style too), libjpeg's coefficients of a strip or tile (a progressive one
+    /// holds them all); the row being expanded; and libtiff's directory, tags and codec state.
+    /// Through libtiff's RGBA interface (YCbCr, old-style JPEG): a band of RGBA rows, 4 bytes a
+    /// pixel of a strip or a row of tiles, and the one strip or tile libtiff decodes into it.
     static func streamedBytes(_ page: TIFFLayout, fileBytes: Int) -> Int {
         let chunks = Chunks(page)
-        let jpeg = page.compression == 7 ? chunks.pixels.saturatingTimes(max(page.samplesPerPixel, 1)).saturatingTimes(2) : 0
+        let jpeg = page.compression == 7 || page.compression == 6
+            ? chunks.pixels.saturatingTimes(max(page.samplesPerPixel, 1)).saturatingTimes(2) : 0
+        let rgba = page.compression == 6 || (page.photometric == 6 && page.compression != 7)
+            ? chunks.bandRows.saturatingTimes(max(page.width, 1)).saturatingTimes(4).saturatingPlus(chunks.decodedChunk) : 0
         return chunks.count.saturatingTimes(24)
             .saturatingPlus(chunks.decodedHeld)
+            .saturatingPlus(rgba)
             .saturatingPlus(min(max(fileBytes, 0), chunks.rawLimit))
             .saturatingPlus(jpeg)
             .saturatingPlus(chunks.scanline.saturatingTimes(2))
@@ -186,6 +274,10 @@ extension TIFFRows {
         var rawLimit = 0
         /// One row of stored samples.
         var scanline = 0
+        /// One decoded strip or tile.
+        var decodedChunk = 0
+        /// The rows of a strip, or of a row of tiles.
+        var bandRows = 0
 
         init(_ page: TIFFLayout) {
             let width = max(page.width, 1), height = max(page.height, 1)
@@ -193,7 +285,6 @@ extension TIFFRows {
             let planes = page.isPlanar ? samples : 1
             let bitsPerChunkPixel = bits.saturatingTimes(page.isPlanar ? 1 : samples)
             scanline = width.saturatingTimes(bits).saturatingTimes(samples).saturatingPlus(7) / 8
-            let decodedChunk: Int
             if let tile = page.tile {
                 let tileWidth = max(tile.width, 1), tileHeight = max(tile.height, 1)
                 let across = width / tileWidth + (width % tileWidth == 0 ? 0 : 1)
@@ -202,12 +293,14 @@ extension TIFFRows {
                 pixels = tileWidth.saturatingTimes(tileHeight)
                 decodedChunk = pixels.saturatingTimes(bitsPerChunkPixel).saturatingPlus(7) / 8
                 decodedHeld = decodedChunk.saturatingTimes(across).saturatingTimes(planes)
+                bandRows = tileHeight
             } else {
                 let rows = min(max(page.rowsPerStrip ?? height, 1), height)
                 count = (height / rows + (height % rows == 0 ? 0 : 1)).saturatingTimes(planes)
                 pixels = rows.saturatingTimes(width)
                 decodedChunk = pixels.saturatingTimes(bitsPerChunkPixel).saturatingPlus(7) / 8
                 decodedHeld = page.isPlanar && samples > 1 ? decodedChunk.saturatingTimes(planes) : 0
+                bandRows = rows
             }
             rawLimit = max(decodedChunk.saturatingTimes(2).saturatingPlus(64 << 10), TIFFRows.minimumAllocationLimit)
         }

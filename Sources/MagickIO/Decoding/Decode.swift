@@ -35,8 +35,17 @@ extension ImageSource {
     }
 
     /// Refuses a decode whose estimate exceeds ``decodingOptions`` or the process's size limits, with the
-    /// numbers, before any pixel is decoded.
+    /// numbers, before any pixel is decoded; and ImageMagick's decode of a TIFF page its coder
+    /// misreads (``TIFFRows/imageMagickMisreads(_:)``: the own path alone reads those) as
+    /// `unsupportedFormat`, rather than garbage.
     func checkLimits(frame index: Int, jpegHint: JPEGScale.Hint?) throws(MagickIOError) {
+        if format == .tiff, let pages = header?.tiffPages, pages.indices.contains(index),
+           let misread = TIFFRows.imageMagickMisreads(pages[index]) {
+            let own = TIFFRows.takes(pages[index])
+                ? "MagickIO decodes it only as the first page of a thumbnail that keeps no metadata (libtiff's rows)"
+                : "no decoder MagickIO has reads it"
+            throw MagickIOError(.unsupportedFormat, "a TIFF page of \(misread), which ImageMagick 6.9.11 misreads: \(own)")
+        }
         let stored = format.isAnimation ? (header?.width ?? frames[index].pixelWidth, header?.height ?? frames[index].pixelHeight)
             : storedSize(frame: index)
         try checkLimits(stored: stored, estimate(frame: index, jpegHint: jpegHint), byImageMagick: true)

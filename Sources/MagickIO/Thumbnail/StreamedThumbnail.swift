@@ -86,6 +86,7 @@ extension ImageSource {
     /// its time limit. `idleCore`: another core is idle, so a big image decodes on a second thread.
     func fillRows(_ plan: ThumbnailSizes, _ stream: StreamPlan, from input: DecoderInput, into wand: Wand,
                   interrupt: Interrupt?, idleCore: Bool) throws(MagickIOError) -> ([DecoderWarning], Image.Decoder)? {
+        var tiffWarnings: [DecoderWarning] = []
         let decoded: Result<Void, RowSourceFailure> = input.bytes.withDecoderInput { data, descriptor, size in
             Result { () throws(RowSourceFailure) in
                 let decoder = try stream.decoder.open(self, stream, input: input.bytes, data: data, descriptor: descriptor,
@@ -102,6 +103,7 @@ extension ImageSource {
                 if let icc = rows.iccProfile {
                     do throws(MagickIOError) { try wand.setProfile("icc", icc) } catch { throw .fallback(error.description) }
                 }
+                tiffWarnings = (decoder as? TIFFRows)?.warnings ?? []
                 if (decoder as? TIFFRows)?.isGrey == true {
                     do throws(MagickIOError) { try wand.markGrey() } catch { throw .fallback(error.description) }
                 }
@@ -114,7 +116,7 @@ extension ImageSource {
             return nil
         case .success:
             try wand.describe(format: format, resolution: frames[0].resolution)
-            return (try headerWarnings(of: input.bytes) + input.warnings, stream.decoder.name)
+            return (try headerWarnings(of: input.bytes) + input.warnings + tiffWarnings, stream.decoder.name)
         }
     }
 
@@ -226,7 +228,9 @@ enum RowDecoder: Sendable, Hashable {
                          threads: idleCore)
         case .tiff:
             try TIFFRows(input: data, descriptor: descriptor, size: size, stored: stream.stored,
-                         allocationLimit: TIFFRows.allocationLimit(source.header?.tiffPages.first, fileBytes: size))
+                         allocationLimit: TIFFRows.allocationLimit(source.header?.tiffPages.first, fileBytes: size),
+                         misread: source.header?.tiffPages.first.flatMap(TIFFRows.imageMagickMisreads),
+                         strictness: source.decodingOptions.strictness)
         case .heif:
             try HEIFRows(input, items: source.index?.heif, maxPixelCount: source.decodingOptions.maxPixelCount)
         }
