@@ -68,10 +68,10 @@ def coded_item(path):
     return kind, config, data[offset:offset + length]
 
 
-def heif(kind, config, coded, size, properties, brands, extra_boxes=b""):
+def heif(kind, config, coded, size, properties, brands, extra_boxes=b"", primary=True):
     """A HEIF file with one image item of `kind`: its configuration, then `properties` (whole
     boxes, associated in this order, transforms marked essential), its `ispe` of `size` where
-    `properties` holds the marker None."""
+    `properties` holds the marker None; without `primary`, no pitm names it."""
     ispe = full_box(b"ispe", 0, 0, struct.pack(">II", *size))
     listed = [config] + [ispe if p is None else p for p in properties]
     essential = lambda p: p[4:8] in (b"av1C", b"hvcC", b"irot", b"imir", b"clap")
@@ -81,7 +81,7 @@ def heif(kind, config, coded, size, properties, brands, extra_boxes=b""):
     def meta(offset):
         return full_box(b"meta", 0, 0, b"".join([
             full_box(b"hdlr", 0, 0, b"\0" * 4 + b"pict" + b"\0" * 13),
-            full_box(b"pitm", 0, 0, struct.pack(">H", 1)),
+            full_box(b"pitm", 0, 0, struct.pack(">H", 1)) if primary else b"",
             full_box(b"iloc", 1, 0, bytes([0x44, 0x00]) + struct.pack(">HHHHHII", 1, 1, 0, 0, 1, offset, len(coded))),
             full_box(b"iinf", 0, 0, struct.pack(">H", 1) + full_box(b"infe", 2, 0, struct.pack(">HH", 1, 0) + kind + b"\0")),
             box(b"iprp", box(b"ipco", b"".join(listed)) + ipma)]))
@@ -149,6 +149,9 @@ out("avifs-with-still.avifs", heif(*av1, (W, H), [None], AVIS, extra_boxes=movie
 # A sequence and nothing else: no meta box, no still item.
 ftyp = box(b"ftyp", AVIS[0] + bytes(4) + b"".join(AVIS[1:]))
 out("avifs-sequence-only.avifs", ftyp + movie() + box(b"mdat", av1[2]))
+# A sequence whose meta box lists an image item but no primary item (no pitm), as libavif's
+# Chimera-AV1-10bit-480x270.avif: no still image either.
+out("avifs-item-no-primary.avifs", heif(*av1, (W, H), [None], AVIS, extra_boxes=movie(), primary=False))
 
 
 # --- OS/2 BMPs ---------------------------------------------------------------------------------

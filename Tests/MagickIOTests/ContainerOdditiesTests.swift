@@ -80,13 +80,15 @@ struct ContainerOdditiesTests {
         expect(try quadrants(thumbnail), [Self.red, Self.green, Self.blue, Self.yellow], "thumbnail")
     }
 
-    @Test("an AVIF sequence without a still item is unsupportedFormat, saying so")
-    func sequenceOnly() throws {
-        let error = #expect(throws: MagickIOError.self) {
-            _ = try Fixture.source("avifs-sequence-only.avifs").properties(at: 0)
+    @Test("an AVIF sequence without a still item (no meta box, or an item no pitm names) is unsupportedFormat, saying so",
+          arguments: ["avifs-sequence-only.avifs", "avifs-item-no-primary.avifs"])
+    func sequenceOnly(name: String) throws {
+        let opened = #expect(throws: MagickIOError.self) { _ = try Fixture.source(name).properties(at: 0) }
+        let thumbnailed = #expect(throws: MagickIOError.self) { _ = try Fixture.source(name).thumbnail(maxPixelSize: 48) }
+        for error in [opened, thumbnailed] {
+            #expect(error?.kind == .unsupportedFormat, "\(String(describing: error))")
+            #expect(error?.message.contains("AVIF image sequence with no still image") == true, "\(String(describing: error))")
         }
-        #expect(error?.kind == .unsupportedFormat, "\(String(describing: error))")
-        #expect(error?.message.contains("AVIF image sequence") == true, "\(String(describing: error))")
     }
 
     // MARK: - OS/2 BMPs

@@ -12,13 +12,16 @@ enum HEIFProperties {
     static func read(_ bytes: SourceBytes, format: ImageFormat, header: ImageHeader?, items: HEIFItems?,
                      maxPixelCount: Int) throws(MagickIOError) -> ImageProperties {
         guard let file = HEIFFile(bytes, items: items, maxPixelCount: maxPixelCount) else {
+            // An image sequence without a primary item (libavif's Chimera-AV1-10bit, whose meta
+            // box lists an item but no pitm): nothing libheif 1.15 decodes, whatever the items'
+            // sizes say.
+            var reader = ByteReader(bytes)
+            if !ISOBMFFBoxes.sequenceBrands.isDisjoint(with: ISOBMFFBoxes.brands(&reader)), items?.primary == nil {
+                throw MagickIOError(.unsupportedFormat, "the file is an \(format.rawValue.uppercased()) image sequence with no still image: libheif 1.15 reads no sequences")
+            }
             // libheif refuses an item over the pixel limit as it opens the file: the declared size
             // still opens it, and the decode's limits refuse it.
             guard let header, header.width > 0, header.height > 0 else {
-                var reader = ByteReader(bytes)
-                if !ISOBMFFBoxes.sequenceBrands.isDisjoint(with: ISOBMFFBoxes.brands(&reader)), items?.primary == nil {
-                    throw MagickIOError(.unsupportedFormat, "the file is an \(format.rawValue.uppercased()) image sequence with no still image: libheif 1.15 reads no sequences")
-                }
                 throw MagickIOError(.corruptImage, "libheif cannot open the \(format.rawValue.uppercased()) file")
             }
             var properties = ImageProperties(format: format, width: header.shown?.width ?? header.width,
