@@ -119,6 +119,20 @@ struct IsolationTests {
         #expect(try again.thumbnail(maxPixelSize: 32).width == 32)
     }
 
+    @Test("a decoder in a worker can open no network socket, run no program and create no file (seccomp), and the next decode works",
+          .timeLimit(.minutes(5)))
+    func sandbox() throws {
+        let source = try Fixture.source("photo.jpg")
+        let error = #expect(throws: MagickIOError.self) { try DecodeWorkers.run(.misbehave(.escape), source: source, interrupt: nil) }
+        #expect(error?.kind == .io)
+        #expect(error?.message == "sandboxed: true; socket: EPERM; exec: EPERM; new file: EPERM", "\(String(describing: error))")
+        #expect(try source.thumbnail(maxPixelSize: 32).width == 32)
+        // In process (trusted input) nothing is filtered: the same attempts work here.
+        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(probe >= 0, "the test process itself may open a socket")
+        if probe >= 0 { close(probe) }
+    }
+
     @Test("cancelling a call kills its worker mid-decode: cancelled", .timeLimit(.minutes(5)))
     func cancel() throws {
         let source = try Fixture.source("photo.jpg")

@@ -42,6 +42,15 @@ int mio_worker_limit(pid_t pid, unsigned long long data_bytes, unsigned long lon
 /// given no data-segment limit.
 int mio_under_sanitizer(void);
 
+/// In a worker: installs its seccomp filter (no network, no exec, no new or changed files; a
+/// refused call fails with EPERM). Returns 0, or -1 with errno set where the kernel or the
+/// architecture has no seccomp filters.
+int mio_worker_sandbox(void);
+
+/// Tests only, in a worker: tries to open a TCP socket, to exec /bin/true and to create a file in
+/// /tmp, and gives each attempt's errno (0: it worked; an exec that works ends the worker).
+void mio_worker_try_escape(int *socket_errno, int *exec_errno, int *create_errno);
+
 /// The process's data segment now (VmData, in bytes), or -1.
 long long mio_data_segment(pid_t pid);
 

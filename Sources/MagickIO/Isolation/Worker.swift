@@ -9,6 +9,9 @@ import Foundation
 enum Worker {
     /// Whether this process is a decode worker (its decodes never ask for another).
     nonisolated(unsafe) static var isWorker = false
+    /// Whether the worker's seccomp filter is in force (``mio_worker_sandbox``): not where the
+    /// kernel or the architecture has none.
+    nonisolated(unsafe) static var isSandboxed = false
 
     /// The largest request a host sends (its path is the only part of any length).
     static let maxRequest = 1 << 16
@@ -16,6 +19,7 @@ enum Worker {
     static func serve(_ socket: Int32) -> Never {
         isWorker = true
         mio_worker_handle_crashes()
+        isSandboxed = mio_worker_sandbox() == 0
         var buffer = [UInt8](repeating: 0, count: maxRequest)
         while true {
             var descriptor: Int32 = -1
@@ -47,6 +51,8 @@ enum Worker {
                 image = try source.thumbnail(thumbnail, at: index, allowUpscale: allowUpscale, options: options, interrupt: interrupt)
             case .image(let index):
                 image = try source.image(at: index, interrupt: interrupt)
+            case .misbehave(.escape):
+                throw escapeReport()
             case .misbehave(let misbehaviour):
                 misbehave(misbehaviour)
             }
@@ -60,6 +66,15 @@ enum Worker {
         } catch {
             return (.failure(error), nil)
         }
+    }
+
+    /// Tests only: what a decoder that tried to reach the network, run a program or write a file
+    /// would get, as an `io` error: "sandboxed: true; socket: EPERM; exec: EPERM; new file: EPERM".
+    private static func escapeReport() -> MagickIOError {
+        var socket: Int32 = 0, exec: Int32 = 0, create: Int32 = 0
+        mio_worker_try_escape(&socket, &exec, &create)
+        func said(_ code: Int32) -> String { code == 0 ? "allowed" : code == EPERM ? "EPERM" : "errno \(code)" }
+        return MagickIOError(.io, "sandboxed: \(isSandboxed); socket: \(said(socket)); exec: \(said(exec)); new file: \(said(create))")
     }
 
     /// Tests only: ends as a decoder that crashes, allocates without bound or loops would.
@@ -76,6 +91,8 @@ enum Worker {
             }
         case .spin:
             while true { sched_yield() }
+        case .escape:
+            abort()  // answered in run(_:descriptor:)
         }
     }
 

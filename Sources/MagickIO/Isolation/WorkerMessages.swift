@@ -16,6 +16,9 @@ struct WorkerRequest: Sendable {
         case exhaustMemory
         /// Spins without looking at its time limit.
         case spin
+        /// Tries to open a network socket, to exec a program and to create a file, and answers
+        /// with an `io` error saying what each attempt gave.
+        case escape
     }
 
     var operation: Operation
