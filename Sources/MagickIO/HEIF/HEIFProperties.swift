@@ -10,8 +10,8 @@
 /// Orientation tag beside `irot` (as phones write it) only restates the boxes.
 enum HEIFProperties {
     static func read(_ bytes: SourceBytes, format: ImageFormat, header: ImageHeader?, items: HEIFItems?,
-                     maxPixelCount: Int) throws(MagickIOError) -> ImageProperties {
-        guard let file = HEIFFile(bytes, maxPixelCount: maxPixelCount) else {
+                     options: DecodingOptions) throws(MagickIOError) -> ImageProperties {
+        guard let file = HEIFFile(bytes, options: options) else {
             // libheif refuses an item over the pixel limit as it opens the file: the declared size
             // still opens it, and the decode's limits refuse it.
             guard let header, header.width > 0, header.height > 0 else {
@@ -42,7 +42,7 @@ enum HEIFProperties {
     }
 
     /// The primary image's Exif block as ImageMagick 6's HEIC coder keeps it as the `exif` profile.
-    static func exifBlock(_ bytes: SourceBytes, maxPixelCount: Int) -> [UInt8]? {
-        HEIFFile(bytes, maxPixelCount: maxPixelCount)?.rawExifBlock(limit: EXIFProperties.maximumProfile)
+    static func exifBlock(_ bytes: SourceBytes, options: DecodingOptions) -> [UInt8]? {
+        HEIFFile(bytes, options: options)?.rawExifBlock(limit: EXIFProperties.maximumProfile)
     }
 }

@@ -227,7 +227,7 @@ enum RowDecoder: Sendable, Hashable {
             try TIFFRows(input: data, descriptor: descriptor, size: size, stored: stream.stored,
                          allocationLimit: TIFFRows.allocationLimit(source.header?.tiffPages.first, fileBytes: size))
         case .heif:
-            try HEIFRows(input, maxPixelCount: source.decodingOptions.maxPixelCount)
+            try HEIFRows(input, options: source.decodingOptions, interrupt: interrupt)
         }
     }
 

@@ -33,7 +33,7 @@ enum PingedProperties {
                 frames[index].hasAlpha = true
             }
         }
-        if format.isHEIF, HEIFPrimary.hasAlpha(in: bytes, maxPixelCount: 1 << 40) == true {
+        if format.isHEIF, HEIFPrimary.hasAlpha(in: bytes, options: DecodingOptions(maxPixelCount: 1 << 40)) == true {
             for index in frames.indices { frames[index].hasAlpha = true }
         }
         return frames
