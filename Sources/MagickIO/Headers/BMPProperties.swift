@@ -1,3 +1,5 @@
+import Foundation
+
 /// A BMP's properties from its file and info headers, as ImageMagick's coder (coders/bmp.c, 6.9.11)
 /// sets them: the height's absolute value; depth the bits per pixel up to 8, else 8; alpha only from
 /// an alpha mask under BI_BITFIELDS or BI_ALPHABITFIELDS; the density in pixels per metre, kept per
@@ -37,6 +39,30 @@ enum BMPProperties {
         properties.hasAlpha = alphaMask != 0 && (compression == 3 || compression == 6)
         properties.resolution = density.resolution
         return properties
+    }
+
+    /// The file as ImageMagick 6.9.11's coder reads an OS/2 2.x info header of 16 to 39 bytes
+    /// (`read` above: the Windows fields from whatever follows the header, the palette from just
+    /// after it), in the 40-byte layout ImageMagick 7.1's coder requires (it refuses the shorter
+    /// header as an improper image header): the 24 bytes that follow the header repeated as its
+    /// missing fields, and the pixel offset and file size moved by as many. Nil for any other
+    /// file. A copy of the whole file: such headers are rare, and their files small.
+    static func widenedInfoHeader(_ bytes: SourceBytes) -> Data? {
+        var reader = ByteReader(bytes)
+        guard reader.bytes(at: 0, 2) == Array("BM".utf8), let size = reader.u32le(at: 14), (16..<40).contains(size),
+              let offset = reader.u32le(at: 10), let fileSize = reader.u32le(at: 2), bytes.count >= 14 + 40 else { return nil }
+        let added = 40 - size
+        let all = bytes.read(at: 0, length: bytes.count)
+        var widened = Data(all[0..<(14 + size)])
+        widened.append(contentsOf: all[(14 + size)..<(14 + size + added)])
+        widened.append(contentsOf: all[(14 + size)...])
+        func put32(_ value: Int, at index: Int) {
+            for byte in 0..<4 { widened[index + byte] = UInt8(truncatingIfNeeded: value >> (8 * byte)) }
+        }
+        put32(40, at: 14)
+        put32(offset + added, at: 10)
+        if fileSize != 0 { put32(fileSize + added, at: 2) }
+        return widened
     }
 
     /// Whether the file holds every byte of its pixel array: uncompressed rows (BI_RGB, or
