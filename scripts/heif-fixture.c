@@ -25,6 +25,10 @@ static void check(struct heif_error error, const char *what) {
     }
 }
 
+// The sizes of the stored pictures (main, then thumbnail), for spec_order() to tell a transposed
+// ispe from the coded size.
+static int stored_sizes[2][2];
+
 // Skips whitespace and '#' comments between a PPM header's fields.
 static int next_number(FILE *file) {
     int c = fgetc(file);
@@ -42,7 +46,7 @@ static int next_number(FILE *file) {
     return value;  // the one whitespace byte after the field is consumed
 }
 
-static struct heif_image *read_ppm(const char *path) {
+static struct heif_image *read_ppm(const char *path, int stored) {
     FILE *file = fopen(path, "rb");
     if (!file || fgetc(file) != 'P' || fgetc(file) != '6') {
         fprintf(stderr, "heif-fixture: %s is not a binary PPM\n", path);
@@ -53,6 +57,8 @@ static struct heif_image *read_ppm(const char *path) {
         fprintf(stderr, "heif-fixture: %s: want an 8-bit PPM\n", path);
         exit(1);
     }
+    stored_sizes[stored][0] = width;
+    stored_sizes[stored][1] = height;
     struct heif_image *image;
     check(heif_image_create(width, height, heif_colorspace_RGB, heif_chroma_interleaved_RGB, &image), "create");
     check(heif_image_add_plane(image, heif_channel_interleaved, width, height, 8), "plane");
@@ -68,14 +74,100 @@ static struct heif_image *read_ppm(const char *path) {
     return image;
 }
 
-static struct heif_error write_stdout(struct heif_context *context, const void *data, size_t size, void *user) {
+static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+
+static void put_be32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+// The first box named `name` in [start, end), its body in *body and *body_end; 0 when none.
+static int find_box(uint8_t *d, size_t start, size_t end, const char *name, size_t *body, size_t *body_end) {
+    while (start + 8 <= end) {
+        size_t size = be32(d + start);
+        if (size < 8 || size > end - start) return 0;
+        if (memcmp(d + start + 4, name, 4) == 0) {
+            *body = start + 8;
+            *body_end = start + size;
+            return 1;
+        }
+        start += size;
+    }
+    return 0;
+}
+
+// libheif 1.15's encoder (Debian 12's) writes what ISO/IEC 23008-12 rules out, and libheif 1.19 and
+// later refuse ("Decoded image does not have the size signaled in the file"): an item turned by
+// irot 90 or 270 gets the turned size as its ispe, where ispe is the coded size, before any
+// transform; and its irot/imir are associated before its ispe, where descriptive properties come
+// before transformative ones. Rewritten in place, same length: each item's transformative
+// associations moved after the others, and an ispe that is a stored picture's size transposed (on
+// an item irot turns by 90 or 270) set back to that size. A writer that already does both is left
+// as it wrote.
+static void spec_order(uint8_t *d, size_t size) {
+    size_t meta, meta_end, iprp, iprp_end, ipco, ipco_end, ipma, ipma_end;
+    if (!find_box(d, 0, size, "meta", &meta, &meta_end) || !find_box(d, meta + 4, meta_end, "iprp", &iprp, &iprp_end) ||
+        !find_box(d, iprp, iprp_end, "ipco", &ipco, &ipco_end) || !find_box(d, iprp, iprp_end, "ipma", &ipma, &ipma_end))
+        return;
+    size_t property[256];  // the boxes of ipco, from index 1
+    int properties = 0;
+    for (size_t at = ipco; at + 8 <= ipco_end && properties < 255; at += be32(d + at)) {
+        if (be32(d + at) < 8) return;
+        property[++properties] = at;
+    }
+    int version = d[ipma], wide = d[ipma + 3] & 1;
+    size_t at = ipma + 4;
+    uint32_t items = be32(d + at);
+    at += 4;
+    for (uint32_t item = 0; item < items && at < ipma_end; item++) {
+        at += version < 1 ? 2 : 4;
+        int count = d[at++], step = wide ? 2 : 1;
+        uint8_t *list = d + at, moved[64];
+        if (count > 32) return;
+        // Stable: the descriptive associations first, then the transformative (irot, imir, clap).
+        int kept = 0, quarter_turn = 0;
+        size_t ispe = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            for (int i = 0; i < count; i++) {
+                int index = wide ? ((list[2 * i] & 0x7F) << 8 | list[2 * i + 1]) : (list[i] & 0x7F);
+                if (index < 1 || index > properties) return;
+                const uint8_t *box = d + property[index];
+                int transform = !memcmp(box + 4, "irot", 4) || !memcmp(box + 4, "imir", 4) || !memcmp(box + 4, "clap", 4);
+                if (transform != pass) continue;
+                memcpy(moved + kept * step, list + i * step, (size_t)step);
+                kept++;
+                if (!memcmp(box + 4, "irot", 4)) quarter_turn = box[8] & 1;
+                if (!memcmp(box + 4, "ispe", 4)) ispe = property[index] + 12;
+            }
+        }
+        memcpy(list, moved, (size_t)(count * step));
+        at += (size_t)(count * step);
+        for (int s = 0; s < 2 && ispe && quarter_turn; s++) {
+            int width = stored_sizes[s][0], height = stored_sizes[s][1];
+            if (width != height && be32(d + ispe) == (uint32_t)height && be32(d + ispe + 4) == (uint32_t)width) {
+                put_be32(d + ispe, (uint32_t)width);
+                put_be32(d + ispe + 4, (uint32_t)height);
+                break;
+            }
+        }
+    }
+}
+
+static struct heif_error write_stdout(struct heif_context *context, const void *bytes, size_t size, void *user) {
     (void)context;
     (void)user;
     struct heif_error result = {heif_error_Ok, heif_suberror_Unspecified, "ok"};
+    uint8_t *data = malloc(size);
+    if (!data) exit(1);
+    memcpy(data, bytes, size);
+    spec_order(data, size);
     if (fwrite(data, 1, size, stdout) != size) {
         result.code = heif_error_Encoding_error;
         result.message = "cannot write standard output";
     }
+    free(data);
     return result;
 }
 
@@ -96,8 +188,8 @@ static void *read_file(const char *path, size_t *size) {
     return bytes;
 }
 
-static struct heif_image *read_image(const char *path, const void *profile, size_t profile_size) {
-    struct heif_image *image = read_ppm(path);
+static struct heif_image *read_image(const char *path, int stored, const void *profile, size_t profile_size) {
+    struct heif_image *image = read_ppm(path, stored);
     if (profile) check(heif_image_set_raw_color_profile(image, "prof", profile, profile_size), "profile");
     return image;
 }
@@ -129,7 +221,7 @@ int main(int argc, char **argv) {
     struct heif_encoding_options *options = heif_encoding_options_alloc();
     options->image_orientation = (enum heif_orientation)atoi(argv[1]);
 
-    struct heif_image *main_image = read_image(argv[2], profile, profile_size);
+    struct heif_image *main_image = read_image(argv[2], 0, profile, profile_size);
     struct heif_image_handle *primary;
     check(heif_context_encode_image(context, main_image, encoder, options, &primary), "encode");
     if (exif_orientation > 0) {
@@ -139,7 +231,7 @@ int main(int argc, char **argv) {
         check(heif_context_add_exif_metadata(context, primary, exif, sizeof exif), "exif");
     }
     if (argc == 4) {
-        struct heif_image *thumb_image = read_image(argv[3], profile, profile_size);
+        struct heif_image *thumb_image = read_image(argv[3], 1, profile, profile_size);
         struct heif_image_handle *thumb;
         check(heif_context_encode_image(context, thumb_image, encoder, options, &thumb), "encode thumbnail");
         check(heif_context_set_primary_image(context, primary), "primary");

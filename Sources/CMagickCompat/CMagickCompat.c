@@ -160,3 +160,16 @@ char *cmc_artifact_names(MagickWand *wand) {
     }
     return names;
 }
+
+void cmc_check_xmp(MagickWand *wand) {
+#if MagickLibVersion >= 0x700
+    char *value = MagickGetImageProperty(wand, "xmp:*");
+    if (value != NULL) MagickRelinquishMemory(value);
+#else
+    (void)wand;
+#endif
+}
+
+MagickBooleanType cmc_is_imagemagick_7(void) {
+    return MagickLibVersion >= 0x700 ? MagickTrue : MagickFalse;
+}

@@ -69,6 +69,23 @@ struct CancellationTests {
         #expect(interrupt.stopsByMonitor.load(ordering: .relaxed) >= 1, "a progress point stopped it")
     }
 
+    @Test("a stop reaches libheif between a grid's tiles (libheif 1.19 and later: its cancel callback)",
+          .enabled(if: LibHeif.takesLimitsAndStops,
+                   "libheif 1.15 (Debian 12) has no cancel callback: it decodes a whole grid before MagickIO's rows can stop"),
+          .timeLimit(.minutes(10)))
+    func stopInsideLibheif() throws {
+        // 992 tiles of 96x64: libheif asks the interrupt before each one.
+        let source = try ImageSource(url: HostileFixtures.url("heif-grid-992.heic"), options: DecodingOptions().inProcess)
+        let interrupt = Interrupt()
+        let outcome = Self.cancelAtFirstProgress(interrupt) { () throws(MagickIOError) in
+            _ = try source.thumbnail(.maxPixelSize(256), at: 0, allowUpscale: false, options: ThumbnailOptions(),
+                                     interrupt: interrupt)
+        }
+        #expect(outcome == .cancelled)
+        #expect(interrupt.stopsByMonitor.load(ordering: .relaxed) >= 1, "a progress point stopped it")
+        #expect(interrupt.callbacks.load(ordering: .relaxed) < 992, "before the last tile")
+    }
+
     /// Runs `work` on a thread of its own and cancels `interrupt` as soon as its first progress
     /// point has been seen; the error kind it ended with (`.io` for no error: it was never
     /// stopped). No clock involved: what the code guarantees is that a progress point then stops

@@ -127,8 +127,10 @@ struct ParallelDecodingTests {
           .enabled(if: !runningUnderSanitizer, "a sanitizer's allocator and leak report change what the child prints"),
           .timeLimit(.minutes(10)))
     func exhaustionIsLimitExceeded() throws {
-        // In a process of its own: the images it holds fill the pool for everything else.
-        let input = try LargeImages.cached("12mp.png") { try LargeImages.writePNG(to: $0, width: 4000, height: 3000) }
+        // In a process of its own: the images it holds fill the pool for everything else. RGBA, so
+        // that each takes 8 bytes a pixel in both lines' Q16 caches (ImageMagick 7 keeps only the
+        // channels an image has: an RGB image would take 6, and three would fit).
+        let input = try LargeImages.cached("12mp-rgba.png") { try LargeImages.writePNG(to: $0, width: 4000, height: 3000, alpha: true) }
         let run = try runChild(try builtProduct("DecodeProbe"), [input.path, "hold"], timeout: .seconds(600))
         struct Outcomes: Decodable { var outcomes: [String] }
         let outcomes = try JSONDecoder().decode(Outcomes.self, from: run.stdout).outcomes

@@ -37,10 +37,11 @@ struct PropertiesTests {
         case (.success(let source), .success(let frames)):
             #expect(source.count == frames.count, "\(name): frame count", sourceLocation: sourceLocation)
             for (index, frame) in frames.enumerated() where index < source.count {
-                let own = try? source.properties(at: index)
+                let own = PingedProperties.comparable(try? source.properties(at: index))
+                let frame = PingedProperties.comparable(frame)
                 #expect(own == frame, "\(name)[\(index)]:\n own  \(String(describing: own))\n ping \(frame)",
                         sourceLocation: sourceLocation)
-                #expect(own?.isOffsetOnCanvas == frame.isOffsetOnCanvas, "\(name)[\(index)]: offset", sourceLocation: sourceLocation)
+                #expect(own?.isOffsetOnCanvas == frame?.isOffsetOnCanvas, "\(name)[\(index)]: offset", sourceLocation: sourceLocation)
             }
         case (.success(let source), .failure):
             // Damage inside the image data (a WebP cut in its bitstream), a coding or layout no

@@ -17,7 +17,13 @@ struct TIFFCostTests {
     func layoutCalibration(layout: String, width: Int, height: Int) throws {
         let file = try CostFixtures.tiff(layout, width: width, height: height)
         let probe = try CostModelTests.probe(file)
-        let ratio = Double(probe.estimate) / Double(max(probe.growth, 1))
+        // ImageMagick 7's pixel cache holds 2 bytes for each sample the image has (6 a pixel for
+        // RGB, 2 for grey), 6.9.11's 8 whatever it has; the estimate counts 8 on both lines. So
+        // the tightness is judged on the growth with 6.9.11's cache (the bound itself on the
+        // growth measured).
+        let samples = try #require(try ImageSource(url: file).header?.tiffPages.first).samplesPerPixel
+        let cacheShortfall = runningImageMagick7 ? width * height * max(0, 8 - 2 * samples) : 0
+        let ratio = Double(probe.estimate) / Double(max(probe.growth + cacheShortfall, 1))
         print("tiff \(layout) \(width)x\(height): estimate \(probe.estimate >> 10) KiB, measured \(probe.growth >> 10) KiB, ratio \(String(format: "%.2f", ratio))")
         #expect(probe.estimate >= probe.growth, "\(layout): estimate \(probe.estimate) below the measured \(probe.growth)")
         #expect(ratio <= 3, "\(layout): estimate \(probe.estimate) over 3x the measured \(probe.growth)")

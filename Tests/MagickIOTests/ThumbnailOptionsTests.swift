@@ -99,14 +99,14 @@ struct ThumbnailOptionsTests {
         // libheif applies irot when decoding, so the picture is reported as it is shown.
         #expect(p.pixelWidth == 960 && p.pixelHeight == 640 && p.orientation == .up)
         let heif = try #require(source.index?.heif)
-        let items = HEIFThumbnail.all(in: source.bytes, items: heif, maxPixelCount: source.decodingOptions.maxPixelCount)
+        let items = HEIFThumbnail.all(in: source.bytes, items: heif, options: source.decodingOptions)
         #expect(items.map { [$0.width, $0.height] } == [[240, 160]])
-        #expect(HEIFThumbnail.all(in: source.bytes, items: heif, maxPixelCount: 240 * 160 - 1).isEmpty, "over the pixel limit")
+        #expect(HEIFThumbnail.all(in: source.bytes, items: heif, options: DecodingOptions(maxPixelCount: 240 * 160 - 1)).isEmpty, "over the pixel limit")
         // A pixel limit is not a side limit: 600,000 pixels admit the 240x160 item of a picture
         // wider (960) than the limit's square root (774).
-        #expect(HEIFThumbnail.all(in: source.bytes, items: heif, maxPixelCount: 600_000).map(\.width) == [240])
+        #expect(HEIFThumbnail.all(in: source.bytes, items: heif, options: DecodingOptions(maxPixelCount: 600_000)).map(\.width) == [240])
         let orient6 = try Fixture.source("orient-6.heic")
-        #expect(HEIFThumbnail.all(in: orient6.bytes, items: try #require(orient6.index?.heif), maxPixelCount: 1 << 28).isEmpty)
+        #expect(HEIFThumbnail.all(in: orient6.bytes, items: try #require(orient6.index?.heif), options: DecodingOptions(maxPixelCount: 1 << 28)).isEmpty)
         #expect(try Fixture.source("photo.jpg").index == nil, "a JPEG has no container index, so no thumbnail item")
     }
 

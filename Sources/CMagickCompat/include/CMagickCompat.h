@@ -40,6 +40,15 @@ void cmc_wand_exception_list(MagickWand *wand, CMCExceptionVisitor visit, void *
 void cmc_take_image_exceptions(MagickWand *wand, MagickBooleanType whole_if_none, CMCExceptionVisitor visit,
                                void *context);
 
+/// Whether MagickIO is built with ImageMagick 7's headers (1) or 6's (0).
+MagickBooleanType cmc_is_imagemagick_7(void);
+
+/// Checks the current image's XMP profile as a read does after its coder: ImageMagick 7's
+/// ReadImage reads every image's `xmp:*` properties, whose parser leaves its warnings (a packet
+/// that is not XML) in the wand. ImageMagick 6 checks the packet when the profile is set
+/// (SetImageProfile), so nothing is done there.
+void cmc_check_xmp(MagickWand *wand);
+
 /// ImageMagick's name for `bytes` from its magic table (no coder runs), or NULL. The name is
 /// ImageMagick's own (not to be freed).
 const char *cmc_magic_name(const unsigned char *bytes, size_t length);

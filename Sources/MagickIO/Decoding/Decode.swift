@@ -148,7 +148,7 @@ extension ImageSource {
         let range = count == 1 ? nil : composites ? 0...index : index...index
         let heapShare = heapShare(cacheBytes: cacheBytes)
         let warnings = try (format.isHEIF
-            ? readHEIF(frame: index, from: input.bytes, into: wand, cacheBytes: cacheBytes, heapShare: heapShare)
+            ? readHEIF(frame: index, from: input.bytes, into: wand, cacheBytes: cacheBytes, heapShare: heapShare, interrupt: interrupt)
             : wand.read(try bytesForImageMagick(input.bytes, through: index), format: format, frames: range, ping: false,
                         strictness: decodingOptions.strictness, cacheBytes: cacheBytes, heapShare: heapShare)) + input.warnings
         // ImageMagick returns a stopped JPEG decode as a success with a partial image.

@@ -20,14 +20,21 @@ final class HEIFFile {
     var width: Int { Int(heif.image_handle_get_width(primary)) }
     var height: Int { Int(heif.image_handle_get_height(primary)) }
 
-    init?(_ bytes: SourceBytes, items: HEIFItems?, maxPixelCount: Int) {
+    /// Opens `bytes` under `options`' pixel count and memory budget; `items` is the walk its source
+    /// made when it opened (nil: one is made on first use).
+    init?(_ bytes: SourceBytes, items: HEIFItems?, options: DecodingOptions) {
         guard let heif = LibHeif.shared, let context = heif.context_alloc() else { return nil }
         self.heif = heif
-        // libheif 1.15 applies this limit to each side of every item as it opens the file; MagickIO
-        // never has libheif decode the primary image, and checks each thumbnail item's pixel
-        // count itself, so a side as long as the whole pixel count is no narrower than it must be
-        // (a side limit of its square root would refuse an 8064x6048 photo under 50 MP).
-        heif.context_set_maximum_image_size_limit(context, Int32(clamping: max(maxPixelCount, 1)))
+        // libheif 1.15 applies this limit to each side of every item as it opens the file (1.19
+        // and later to its square, as the pixel count): MagickIO checks each image's pixel count
+        // itself, so a side as long as the whole pixel count is no narrower than it must be (a
+        // side limit of its square root would refuse an 8064x6048 photo under 50 MP).
+        heif.context_set_maximum_image_size_limit(context, Int32(clamping: max(options.maxPixelCount, 1)))
+        // libheif 1.19 and later: the pixel count itself, the memory budget for its allocations,
+        // and the items and references MagickIO's walker let through (HEIFItems.Limits: more
+        // references than libheif's default of 1,000), so that both libheifs open the same files.
+        magickio_heif_set_security_limits(heif.context_get_security_limits, context, UInt64(max(options.maxPixelCount, 1)),
+                                          UInt64(max(options.memoryBudget, 1)), UInt32(HEIFItems.Limits.references))
         // Tiles decode on the calling thread: MagickIO's concurrency is its own workers.
         heif.context_set_max_decoding_threads(context, 0)
         cursor = HEIFCursor(bytes, shown: Self.shownBytes(bytes))
@@ -98,17 +105,26 @@ final class HEIFFile {
     }
 
     /// The alpha comes from libheif, or, for the primary image, from the alpha image libheif 1.15
-    /// leaves out (``detachedAlpha()``).
-    func decodeInterleaved(_ handle: OpaquePointer, what: String) throws(MagickIOError) -> Decoded {
+    /// leaves out (``detachedAlpha()``). libheif 1.19 and later ask `interrupt` between a grid's
+    /// tiles and stop there (1.15 decodes the whole picture first).
+    func decodeInterleaved(_ handle: OpaquePointer, what: String, interrupt: Interrupt?) throws(MagickIOError) -> Decoded {
         let detached = handle == primary ? detachedAlpha() : nil
         let hasAlpha = detached != nil || heif.image_handle_has_alpha_channel(handle) != 0
         let options = heif.decoding_options_alloc()
         defer { heif.decoding_options_free(options) }
         options?.pointee.convert_hdr_to_8bit = 1
+        if let interrupt {
+            magickio_heif_set_cancel(options, heifCancel, Unmanaged.passUnretained(interrupt).toOpaque())
+        }
         var image: OpaquePointer?
-        try Self.check(heif.decode_image(handle, &image, heif_colorspace_RGB,
-                                         hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options),
-                       "decoding \(what)")
+        let status = withExtendedLifetime(interrupt) {
+            heif.decode_image(handle, &image, heif_colorspace_RGB, hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
+                              options)
+        }
+        if status.code != heif_error_Ok {
+            try interrupt?.check()  // libheif stopped because the interrupt asked it to
+        }
+        try Self.check(status, "decoding \(what)")
         guard let image else { throw MagickIOError(.corruptImage, "libheif returned no image for \(what)") }
         let width = Int(heif.image_get_width(image, heif_channel_interleaved))
         let height = Int(heif.image_get_height(image, heif_channel_interleaved))
@@ -131,10 +147,10 @@ final class HEIFFile {
         return Decoded(image: image, plane: plane, width: width, height: height, stride: Int(stride), channels: channels)
     }
 
-    /// Decodes the image of `handle` (``decodeInterleaved(_:what:)``) into `wand`, which must hold
-    /// no image.
-    func decode(_ handle: OpaquePointer, into wand: Wand, what: String) throws(MagickIOError) {
-        let decoded = try decodeInterleaved(handle, what: what)
+    /// Decodes the image of `handle` (``decodeInterleaved(_:what:interrupt:)``) into `wand`, which
+    /// must hold no image.
+    func decode(_ handle: OpaquePointer, into wand: Wand, what: String, interrupt: Interrupt?) throws(MagickIOError) {
+        let decoded = try decodeInterleaved(handle, what: what, interrupt: interrupt)
         defer { heif.image_release(decoded.image) }
         let (width, height, channels) = (decoded.width, decoded.height, decoded.channels)
         let map = channels == 4 ? "RGBA" : "RGB"
@@ -206,6 +222,13 @@ final class HEIFFile {
     static func check(_ error: heif_error, _ doing: String) throws(MagickIOError) {
         try LibHeif.check(error, doing, otherwise: .corruptImage)
     }
+}
+
+/// libheif's cancel callback (libheif 1.19 and later): the ``Interrupt`` passed as its user data
+/// says whether the decode goes on (0) or stops (1); counted as a progress point.
+private let heifCancel: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { user in
+    guard let user else { return 0 }
+    return Unmanaged<Interrupt>.fromOpaque(user).takeUnretainedValue().progressPoint() ? 0 : 1
 }
 
 /// The read position of one libheif reader over a source's bytes, and what it shows in place of

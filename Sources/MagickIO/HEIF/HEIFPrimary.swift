@@ -5,16 +5,17 @@ import Foundation
 /// coder's pixel cache.
 enum HEIFPrimary {
     /// Whether the primary image has an alpha channel, or nil when libheif cannot open the file.
-    static func hasAlpha(in bytes: SourceBytes, maxPixelCount: Int) -> Bool? {
-        HEIFFile(bytes, items: nil, maxPixelCount: maxPixelCount).map(\.hasAlpha)
+    static func hasAlpha(in bytes: SourceBytes, options: DecodingOptions) -> Bool? {
+        HEIFFile(bytes, items: nil, options: options).map(\.hasAlpha)
     }
 
     /// Decodes the primary image with its alpha, upright (libheif applies `irot`/`imir`/`clap`),
     /// 8 bits per channel, with its ICC profile and its Exif block, into `wand`, which must hold no
     /// image. False, with `wand` untouched, when libheif cannot open the file.
-    static func decode(_ bytes: SourceBytes, items: HEIFItems?, maxPixelCount: Int, into wand: Wand) throws(MagickIOError) -> Bool {
-        guard let file = HEIFFile(bytes, items: items, maxPixelCount: maxPixelCount) else { return false }
-        try file.decode(file.primary, into: wand, what: "the HEIF image")
+    static func decode(_ bytes: SourceBytes, items: HEIFItems?, options: DecodingOptions, into wand: Wand,
+                       interrupt: Interrupt?) throws(MagickIOError) -> Bool {
+        guard let file = HEIFFile(bytes, items: items, options: options) else { return false }
+        try file.decode(file.primary, into: wand, what: "the HEIF image", interrupt: interrupt)
         if let profile = file.iccProfile(file.primary) {
             try wand.setProfile("icc", profile)
         }
@@ -36,8 +37,9 @@ extension ImageSource {
     /// size, and the pixel cache is copied for it), which is more than the guard can promise.
     /// ImageMagick's heap during the fallback is held to `heapShare` (``HeapBudget``); libheif's own
     /// path is bounded by libheif's limits and the estimate.
-    func readHEIF(frame index: Int, from bytes: SourceBytes, into wand: Wand, cacheBytes: Int, heapShare: Int) throws(MagickIOError) -> [DecoderWarning] {
-        if try HEIFPrimary.decode(bytes, items: self.index?.heif, maxPixelCount: decodingOptions.maxPixelCount, into: wand) {
+    func readHEIF(frame index: Int, from bytes: SourceBytes, into wand: Wand, cacheBytes: Int, heapShare: Int,
+                  interrupt: Interrupt?) throws(MagickIOError) -> [DecoderWarning] {
+        if try HEIFPrimary.decode(bytes, items: self.index?.heif, options: decodingOptions, into: wand, interrupt: interrupt) {
             return []
         }
         return try wand.read(bytes, format: format, ping: false, strictness: decodingOptions.strictness, cacheBytes: cacheBytes,

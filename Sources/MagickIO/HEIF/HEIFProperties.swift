@@ -10,8 +10,8 @@
 /// Orientation tag beside `irot` (as phones write it) only restates the boxes.
 enum HEIFProperties {
     static func read(_ bytes: SourceBytes, format: ImageFormat, header: ImageHeader?, items: HEIFItems?,
-                     maxPixelCount: Int) throws(MagickIOError) -> ImageProperties {
-        guard let file = HEIFFile(bytes, items: items, maxPixelCount: maxPixelCount) else {
+                     options: DecodingOptions) throws(MagickIOError) -> ImageProperties {
+        guard let file = HEIFFile(bytes, items: items, options: options) else {
             // An image sequence without a primary item (libavif's Chimera-AV1-10bit, whose meta
             // box lists an item but no pitm): nothing libheif 1.15 decodes, whatever the items'
             // sizes say.
@@ -45,7 +45,7 @@ enum HEIFProperties {
     }
 
     /// The primary image's Exif block as ImageMagick 6's HEIC coder keeps it as the `exif` profile.
-    static func exifBlock(_ bytes: SourceBytes, maxPixelCount: Int) -> [UInt8]? {
-        HEIFFile(bytes, items: nil, maxPixelCount: maxPixelCount)?.rawExifBlock(limit: EXIFProperties.maximumProfile)
+    static func exifBlock(_ bytes: SourceBytes, options: DecodingOptions) -> [UInt8]? {
+        HEIFFile(bytes, items: nil, options: options)?.rawExifBlock(limit: EXIFProperties.maximumProfile)
     }
 }

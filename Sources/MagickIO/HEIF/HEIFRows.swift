@@ -21,10 +21,10 @@ final class HEIFRows: RawRowSource {
     /// coder reads it as it can and says why not); a decode libheif fails is final (``RowSourceFailure/stopped(_:)``), with
     /// libheif's reason: the other path would decode it with libheif again, after a guard that
     /// counts ImageMagick's pixel cache too and could refuse it for its size instead.
-    init(_ bytes: SourceBytes, items: HEIFItems?, maxPixelCount: Int) throws(RowSourceFailure) {
-        guard let file = HEIFFile(bytes, items: items, maxPixelCount: maxPixelCount) else { throw .fallback("libheif cannot open the file") }
+    init(_ bytes: SourceBytes, items: HEIFItems?, options: DecodingOptions, interrupt: Interrupt?) throws(RowSourceFailure) {
+        guard let file = HEIFFile(bytes, items: items, options: options) else { throw .fallback("libheif cannot open the file") }
         do {
-            decoded = try file.decodeInterleaved(file.primary, what: "the HEIF image")
+            decoded = try file.decodeInterleaved(file.primary, what: "the HEIF image", interrupt: interrupt)
         } catch {
             throw .stopped(error)
         }

@@ -26,8 +26,9 @@ struct HEIFThumbnail: @unchecked Sendable {
     /// libheif would not decode under `maxPixelCount`, or one it must not be asked to decode
     /// (``HEIFItems/inspect(decoding:_:)``: an item no codec decodes, or whose size cannot be
     /// read) is left out; each is counted at the largest picture its decode makes.
-    static func all(in bytes: SourceBytes, items: HEIFItems, maxPixelCount: Int) -> [HEIFThumbnail] {
-        guard let file = HEIFFile(bytes, items: items, maxPixelCount: maxPixelCount) else { return [] }
+    static func all(in bytes: SourceBytes, items: HEIFItems, options: DecodingOptions) -> [HEIFThumbnail] {
+        let maxPixelCount = options.maxPixelCount
+        guard let file = HEIFFile(bytes, items: items, options: options) else { return [] }
         let heif = file.heif
         let primaryPixels = file.width.saturatingTimes(file.height)
         let count = Int(heif.image_handle_get_number_of_thumbnails(file.primary))
@@ -60,12 +61,12 @@ struct HEIFThumbnail: @unchecked Sendable {
     /// Decodes the item, upright and 8 bits per channel (HDR items are converted down), into
     /// `wand`, which must hold no image. The item's ICC profile, or the primary image's when the
     /// item has none, comes with it.
-    func decode(into wand: Wand) throws(MagickIOError) {
+    func decode(into wand: Wand, interrupt: Interrupt?) throws(MagickIOError) {
         guard let handle = file.thumbnailHandle(id) else {
             throw MagickIOError(.corruptImage, "the HEIF thumbnail item \(id) cannot be opened")
         }
         defer { file.heif.image_handle_release(handle) }
-        try file.decode(handle, into: wand, what: "the HEIF thumbnail")
+        try file.decode(handle, into: wand, what: "the HEIF thumbnail", interrupt: interrupt)
         if let profile = file.iccProfile(handle) ?? file.iccProfile(file.primary) {
             try wand.setProfile("icc", profile)
         }

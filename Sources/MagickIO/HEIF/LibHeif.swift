@@ -39,8 +39,17 @@ struct LibHeif: @unchecked Sendable {
     let image_get_bits_per_pixel_range: heif_image_get_bits_per_pixel_range_f
     let image_handle_get_number_of_auxiliary_images: heif_image_handle_get_number_of_auxiliary_images_f
     let image_handle_get_auxiliary_image_handle: heif_image_handle_get_auxiliary_image_handle_f
+    /// `heif_context_get_security_limits`, in libheif 1.19 and later only (nil before): set through
+    /// `magickio_heif_set_security_limits` (Modules/CHeif), whose header may lack its types.
+    let context_get_security_limits: UnsafeMutableRawPointer?
 
     static let shared: LibHeif? = LibHeifLibrary.handle.flatMap(LibHeif.init(library:))
+
+    /// Whether libheif takes MagickIO's security limits and stops a decode between a grid's tiles
+    /// when asked (libheif 1.19 and later, in the header built with and the library loaded).
+    static var takesLimitsAndStops: Bool {
+        magickio_heif_header_has_limits() != 0 && shared?.context_get_security_limits != nil
+    }
 
     /// Every function from `library`, or nil if one is missing.
     private init?(library: LibHeifLibrary) {
@@ -76,6 +85,7 @@ struct LibHeif: @unchecked Sendable {
             image_get_bits_per_pixel_range = try load("heif_image_get_bits_per_pixel_range")
             image_handle_get_number_of_auxiliary_images = try load("heif_image_handle_get_number_of_auxiliary_images")
             image_handle_get_auxiliary_image_handle = try load("heif_image_handle_get_auxiliary_image_handle")
+            context_get_security_limits = library.symbol("heif_context_get_security_limits")
         } catch {
             return nil
         }
@@ -92,13 +102,19 @@ struct LibHeifLibrary: @unchecked Sendable {
     struct Missing: Error {}
 
     /// The library, or nil when it cannot be opened. libheif 1.x keeps its ABI within the major
-    /// version; the header is 1.15's.
+    /// version: the header is the one pkg-config finds (1.15 on Debian 12, 1.23 on Debian 13), and
+    /// the functions and fields of later versions are used only where the library has them.
     static let handle: LibHeifLibrary? = dlopen("libheif.so.1", RTLD_NOW | RTLD_LOCAL).map(LibHeifLibrary.init(pointer:))
 
     /// The function `name`, as `F`; throws when the library lacks it.
     func load<F>(_ name: String) throws -> F {
-        guard let symbol = dlsym(pointer, name) else { throw Missing() }
+        guard let symbol = symbol(name) else { throw Missing() }
         return unsafeBitCast(symbol, to: F.self)
+    }
+
+    /// The address of `name`, or nil when this version of the library lacks it.
+    func symbol(_ name: String) -> UnsafeMutableRawPointer? {
+        dlsym(pointer, name)
     }
 }
 

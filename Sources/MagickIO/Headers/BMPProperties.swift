@@ -1,3 +1,5 @@
+import Foundation
+
 /// A BMP's file and info headers, read once (`BMPHeader.read`) for its properties, for the check
 /// that makes a wrong file-size field harmless, and for the copy of an OS/2 2.x file ImageMagick
 /// is given (``BMPHeader/windowsCopy(of:)``).
@@ -141,5 +143,32 @@ enum BMPProperties {
     static func pixelsAreWhole(_ bytes: SourceBytes) -> Bool {
         guard let header = try? BMPHeader.read(bytes) else { return false }
         return header.pixelsAreWhole(bytes.count)
+    }
+}
+
+extension BMPProperties {
+    /// The file as ImageMagick 6.9.11's coder reads an OS/2 2.x info header of 16 to 39 bytes
+    /// (the Windows fields from whatever follows the header, the palette from just after it), in
+    /// the 40-byte layout ImageMagick 7.1's coder requires (it refuses the shorter header as an
+    /// improper image header): the 24 bytes that follow the header repeated as its missing fields,
+    /// and the pixel offset and file size moved by as many. Nil for any other file. For the tests'
+    /// ping on ImageMagick 7 (`Wand.read`);
+    /// a decode is given ``BMPHeader/windowsHeaders(_:)``'s copy, whose header is 40 bytes already.
+    static func widenedInfoHeader(_ bytes: SourceBytes) -> Data? {
+        var reader = ByteReader(bytes)
+        guard reader.bytes(at: 0, 2) == Array("BM".utf8), let size = reader.u32le(at: 14), (16..<40).contains(size),
+              let offset = reader.u32le(at: 10), let fileSize = reader.u32le(at: 2), bytes.count >= 14 + 40 else { return nil }
+        let added = 40 - size
+        let all = bytes.read(at: 0, length: bytes.count)
+        var widened = Data(all[0..<(14 + size)])
+        widened.append(contentsOf: all[(14 + size)..<(14 + size + added)])
+        widened.append(contentsOf: all[(14 + size)...])
+        func put32(_ value: Int, at index: Int) {
+            for byte in 0..<4 { widened[index + byte] = UInt8(truncatingIfNeeded: value >> (8 * byte)) }
+        }
+        put32(40, at: 14)
+        put32(offset + added, at: 10)
+        if fileSize != 0 { put32(fileSize + added, at: 2) }
+        return widened
     }
 }

@@ -22,7 +22,7 @@ enum FrameProperties {
         case .bmp: return [try BMPProperties.read(bytes)]
         case .heic, .avif:
             return [try HEIFProperties.read(bytes, format: format, header: header, items: index?.heif,
-                                        maxPixelCount: options.maxPixelCount)]
+                                        options: options)]
         default: return nil
         }
     }

@@ -13,6 +13,9 @@
 ///   `TIFFReadRGBAImage` into 4 bytes a pixel of the whole image, and libtiff's strip or tile
 ///   (three or four of them for separate planes);
 /// - libtiff's floating-point predictor (Predictor 3) decodes each strip or tile into a copy.
+/// - ImageMagick 7 (Debian 13) reads a page of separate planes with more than one sample into a
+///   pixel cache of all but the last sample first (2 bytes each), then one with it: measured
+///   1.6x 6.9.11's growth for 1600x1200 RGBA16 in planes. Counted on both lines.
 struct TIFFLayout: Sendable, Hashable {
     var width: Int
     var height: Int
@@ -129,6 +132,9 @@ struct TIFFLayout: Sendable, Hashable {
         }
         if predictor == 3 {
             bytes = bytes.saturatingPlus(chunk)
+        }
+        if isPlanar, samples > 1 {
+            bytes = bytes.saturatingPlus(width.saturatingTimes(height).saturatingTimes(2 * (samples - 1)))
         }
         return bytes
     }

@@ -21,7 +21,7 @@ extension ImageSource {
             return .exifThumbnail(embedded, plan, of: self)
         }
         guard let heif = index?.heif else { return nil }
-        let items = HEIFThumbnail.all(in: bytes, items: heif, maxPixelCount: decodingOptions.maxPixelCount)
+        let items = HEIFThumbnail.all(in: bytes, items: heif, options: decodingOptions)
         guard let item = options.embedded == .always ? items.last : items.first(where: { serves(width: $0.width, height: $0.height) }),
               item.estimatedBytes <= decodingOptions.memoryBudget else { return nil }
         return .heifItem(item, request.geometry(width: item.width, height: item.height, allowUpscale: false), of: self)
@@ -66,7 +66,7 @@ extension ImageSource {
             if let comment = metadata.comment {
                 try wand.setProperty("comment", comment)
             }
-        } else if format.isHEIF, let exif = HEIFProperties.exifBlock(bytes, maxPixelCount: decodingOptions.maxPixelCount) {
+        } else if format.isHEIF, let exif = HEIFProperties.exifBlock(bytes, options: decodingOptions) {
             try wand.setProfile("exif", exif)
         }
     }

@@ -232,7 +232,7 @@ enum RowDecoder: Sendable, Hashable {
                          misread: source.header?.tiffPages.first.flatMap(TIFFRows.imageMagickMisreads),
                          strictness: source.decodingOptions.strictness)
         case .heif:
-            try HEIFRows(input, items: source.index?.heif, maxPixelCount: source.decodingOptions.maxPixelCount)
+            try HEIFRows(input, items: source.index?.heif, options: source.decodingOptions, interrupt: interrupt)
         }
     }
 

@@ -142,7 +142,7 @@ enum ThumbnailFill: Sendable {
         case .heifItem(let item, let geometry, let source):
             // An item libheif cannot decode is a missed shortcut (``isShortcut``): the pipeline
             // goes on to the picture; a stop is final.
-            try item.decode(into: wand)
+            try item.decode(into: wand, interrupt: interrupt)
             try interrupt?.check()
             try source.copyMetadata(into: wand, for: options)
             return Picture(geometry: geometry.standingFor(source), stored: geometry.scaled, orientation: .up, warnings: [],

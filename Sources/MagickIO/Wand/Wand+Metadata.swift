@@ -1,3 +1,4 @@
+internal import CMagickCompat
 internal import CMagickWand
 import Foundation
 
@@ -63,8 +64,8 @@ extension Wand {
         if let removed = MagickRemoveImageProfile(pointer, name, &length) { MagickRelinquishMemory(removed) }
     }
 
-    /// What ImageMagick's own check of a profile a coder attaches reports (`SetImageProfile`: an
-    /// XMP packet must parse as XML), for the profile `bytes` named `name` of a file ImageMagick
+    /// What ImageMagick's own check of a profile a coder attaches reports (an XMP packet must parse
+    /// as XML: `SetImageProfile` in ImageMagick 6, the read's `xmp:*` properties in 7), for the profile `bytes` named `name` of a file ImageMagick
     /// would name `filename`: the exceptions its read would leave for that profile, without a coder
     /// or a second read of the file (the check runs on a 1x1 scratch image).
     static func profileCheck(_ name: String, _ bytes: [UInt8], filename: String) -> [MagickException] {
@@ -74,6 +75,7 @@ extension Wand {
         guard MagickNewImage(scratch.pointer, 1, 1, background) != MagickFalse,
               MagickSetImageFilename(scratch.pointer, filename) != MagickFalse else { return [] }
         _ = bytes.withUnsafeBytes { MagickSetImageProfile(scratch.pointer, name, $0.baseAddress, $0.count) }
+        if name == "xmp" { cmc_check_xmp(scratch.pointer) }
         return scratch.takeAllExceptions()
     }
 }

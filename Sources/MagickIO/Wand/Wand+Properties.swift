@@ -1,3 +1,4 @@
+internal import CMagickCompat
 internal import CMagickWand
 import Foundation
 
@@ -49,6 +50,13 @@ extension ImageProperties {
         var tags: [String: String] = [:]
         for (key, value) in wand.properties(matching: "exif:*") {
             tags[String(key.dropFirst("exif:".count))] = value
+        }
+        // ImageMagick 7 prints EXIF byte strings as characters and rational lists without spaces,
+        // where 6.9.11 and MagickIO's walkers print numbers (``EXIFProperties``): on 7 the tags of
+        // an `exif` profile are read by the walker, so that both lines answer the same. (The
+        // properties are still read above: ImageMagick keeps what that parse sets on the image.)
+        if cmc_is_imagemagick_7() != MagickFalse, let profile = wand.profile("exif") {
+            tags = EXIFProperties.dictionary(profile)
         }
         exif = tags
     }

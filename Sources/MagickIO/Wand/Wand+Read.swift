@@ -1,3 +1,4 @@
+internal import CMagickCompat
 internal import CMagickWand
 import Foundation
 
@@ -43,19 +44,23 @@ extension Wand {
         try MagickRuntime.checkSecurityPolicy()
         try check(MagickSetFormat(pointer, format.magickName), fallback: .unsupportedFormat, reading: true)
         var status: MagickBooleanType
-        switch bytes {
-        case .file(let file):
-            let name = "\(format.magickName):\(file.magickPath)\(Self.subimageSpec(frames))"
-            status = ping ? MagickPingImage(pointer, name) : MagickReadImage(pointer, name)
-            if status == MagickFalse, MagickGetExceptionType(pointer) == PolicyError {
-                // The path was unlinked or replaced since the source opened it: ImageMagick's path
-                // policy refuses the "(deleted)" link. The descriptor still reads the file.
-                takeException()  // handled here: the fallback below
-                try check(MagickSetFormat(pointer, format.magickName), fallback: .unsupportedFormat, reading: true)
-                status = try readBlob(file.readAll(), frames: frames, ping: ping)
+        if cmc_is_imagemagick_7() != MagickFalse, format == .bmp, let widened = BMPProperties.widenedInfoHeader(bytes) {
+            status = try readBlob(widened, frames: frames, ping: ping)
+        } else {
+            switch bytes {
+            case .file(let file):
+                let name = "\(format.magickName):\(file.magickPath)\(Self.subimageSpec(frames))"
+                status = ping ? MagickPingImage(pointer, name) : MagickReadImage(pointer, name)
+                if status == MagickFalse, MagickGetExceptionType(pointer) == PolicyError {
+                    // The path was unlinked or replaced since the source opened it: ImageMagick's path
+                    // policy refuses the "(deleted)" link. The descriptor still reads the file.
+                    takeException()  // handled here: the fallback below
+                    try check(MagickSetFormat(pointer, format.magickName), fallback: .unsupportedFormat, reading: true)
+                    status = try readBlob(file.readAll(), frames: frames, ping: ping)
+                }
+            case .memory(let data):
+                status = try readBlob(data, frames: frames, ping: ping)
             }
-        case .memory(let data):
-            status = try readBlob(data, frames: frames, ping: ping)
         }
         if status == MagickFalse || MagickGetNumberImages(pointer) == 0 {
             guard let exception = takeException(minimum: WarningException) else {

@@ -33,10 +33,73 @@ enum PingedProperties {
                 frames[index].hasAlpha = true
             }
         }
-        if format.isHEIF, HEIFPrimary.hasAlpha(in: bytes, maxPixelCount: 1 << 40) == true {
+        if format.isHEIF, HEIFPrimary.hasAlpha(in: bytes, options: DecodingOptions(maxPixelCount: 1 << 40)) == true {
             for index in frames.indices { frames[index].hasAlpha = true }
         }
-        return frames
+        guard runningImageMagick7 else { return frames }
+        var reader = ByteReader(bytes)
+        var sRGBChunk = false
+        if format == .png {
+            PNGChunks.walk(&reader) { _, chunk in
+                sRGBChunk = sRGBChunk || chunk.type == "sRGB"
+                return chunk.type != "IDAT"
+            }
+        }
+        return frames.map { asImageMagick6(format: format, sRGBChunk: sRGBChunk, $0) }
+    }
+
+    /// An ImageMagick 7.1 ping as 6.9.11's read the same file, where the two differ by ImageMagick's
+    /// choice and MagickIO answers as it always has (its walkers answer the same on both lines):
+    /// - HEIC and AVIF: 7.1's coder says `srgb` where 6.9.11's said `ycbcr`, and reads the Exif
+    ///   block into properties, which 6.9.11's did not in a ping;
+    /// - PNG: 7.1 reads an `eXIf` chunk or a raw EXIF profile into properties and a resolution
+    ///   (where no pHYs chunk gives one), which 6.9.11 did not in a ping; and it calls a file with
+    ///   gamma 1.0 and an sRGB chunk `rgb` (linear), where 6.9.11 let the sRGB chunk say `srgb`;
+    /// - TIFF: 7.1 prints the EXIF directory's floating-point tags with `%f` ("2.800000") where
+    ///   6.9.11 printed the shortest form ("2.8"), and adds the compression as an EXIF property;
+    /// - EXIF rational lists: 7.1 separates them with "," where 6.9.11 used ", ".
+    /// (EXIF byte strings: see ``comparable(_:)``.)
+    static func asImageMagick6(format: ImageFormat, sRGBChunk: Bool, _ pinged: ImageProperties) -> ImageProperties {
+        var frame = pinged
+        if format.isHEIF {
+            if frame.colorSpace == "srgb" { frame.colorSpace = "ycbcr" }
+            frame.exif = [:]
+        }
+        if format == .png {
+            if !frame.exif.isEmpty { frame.resolution = nil }  // 7.1's from the EXIF (a pHYs chunk's is both lines')
+            frame.exif = [:]
+            if sRGBChunk, frame.colorSpace == "rgb" { frame.colorSpace = "srgb" }
+        }
+        if format == .tiff {
+            frame.exif["Compression Scheme"] = nil
+            frame.exif = frame.exif.mapValues { value in
+                guard value.wholeMatch(of: /-?[0-9]+\.[0-9]{6}/) != nil, let number = Double(value) else { return value }
+                return number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+            }
+        }
+        frame.exif = frame.exif.mapValues { value in
+            value.wholeMatch(of: /-?[0-9]+\/[0-9]+(,-?[0-9]+\/[0-9]+)+/) != nil ? value.replacingOccurrences(of: ",", with: ", ") : value
+        }
+        return frame
+    }
+
+    /// `properties` as both lines can be compared under ImageMagick 7.1, which prints an EXIF byte
+    /// string (`ExifVersion`, `ComponentsConfiguration`, `GPSVersionID`) as its characters,
+    /// unprintable ones as ".", where 6.9.11 and MagickIO print the numbers ("48, 50, 51, 50" for
+    /// "0232"): both become the characters, their trailing "."s (a NUL, a control byte) dropped.
+    /// Unchanged under 6.9.11.
+    static func comparable(_ properties: ImageProperties?) -> ImageProperties? {
+        guard runningImageMagick7, var properties else { return properties }
+        properties.exif = properties.exif.mapValues { value in
+            var text = value
+            if value.wholeMatch(of: /[0-9]+(, [0-9]+)+/) != nil {
+                let bytes = value.split(separator: ", ").compactMap { UInt8($0) }
+                text = String(bytes.map { (0x20..<0x7F).contains($0) ? Character(UnicodeScalar($0)) : "." })
+            }
+            while text.hasSuffix(".") { text.removeLast() }
+            return text
+        }
+        return properties
     }
 
     /// The orientation in ImageMagick's raw-profile text chunk, as MagickIO read it before: the
