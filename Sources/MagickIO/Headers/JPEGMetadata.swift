@@ -1,8 +1,9 @@
 /// A JPEG's metadata segments, counted for ``MetadataCensus``: every APP0-APP15 and COM segment
-/// from SOI to EOI, those between scans too (COM by its bytes only). ImageMagick 6's JPEG coder saves every APPn but
-/// APP0 and APP14 (`ReadProfile`, `ReadICCProfile`, `ReadIPTCProfile` in coders/jpeg.c) and
-/// appends each to the profile of its name already read (`ConcatenateStringInfo`): a copy of all
-/// before it, so a file of many small segments costs it quadratic time.
+/// from SOI to EOI, those between scans too (COM by its bytes only under ImageMagick 6).
+/// ImageMagick 6's JPEG coder saves every APPn but APP0 and APP14 (`ReadProfile`,
+/// `ReadICCProfile`, `ReadIPTCProfile` in coders/jpeg.c) and appends each to the profile of its
+/// name already read (`ConcatenateStringInfo`): a copy of all before it, so a file of many small
+/// segments costs it quadratic time.
 ///
 /// A decode that drops metadata keeps only what the pixels need: APP0 `JFIF`, APP14 `Adobe`
 /// (the colour transform of a 3- or 4-component file) and the APP2 `ICC_PROFILE` chain.
@@ -15,11 +16,19 @@ enum JPEGMetadata {
     /// see (``ImageSource/decoderInput(keeping:forLibjpeg:)``).
     static func census(_ reader: inout ByteReader, untilScan: Bool = false) -> MetadataCensus {
         var census = MetadataCensus()
+        var comments = 0
         census.isComplete = JPEGSegments.walkAll(&reader, untilScan: untilScan) { reader, segment in
             guard (0xE0...0xEF).contains(segment.code) || segment.code == 0xFE else { return }
-            // ImageMagick keeps the last comment (`SetImageProperty`), so COM segments cost it
-            // their bytes, never a copy of the ones before: only APPn count as segments.
-            census.add(segment.payload.count, isSegment: segment.code != 0xFE)
+            // ImageMagick 6 keeps the last comment (`SetImageProperty`), so COM segments cost it
+            // their bytes, never a copy of the ones before: only APPn count as segments. 7 appends
+            // each comment to the ones before and sets the whole text again
+            // (``ImageMagick/appendsJPEGComments``): a COM costs it all the comments so far.
+            var bytes = segment.payload.count
+            if segment.code == 0xFE {
+                comments = comments.saturatingPlus(bytes)
+                if ImageMagick.appendsJPEGComments { bytes = comments }
+            }
+            census.add(bytes, isSegment: segment.code != 0xFE)
             // The segment from its marker: 0xFF, the code, the length.
             let whole = (segment.payload.lowerBound - 4)..<segment.payload.upperBound
             let head = reader.bytes(at: segment.payload.lowerBound, min(12, segment.payload.count)) ?? []

@@ -1,3 +1,4 @@
+internal import CMagickCompat
 internal import CMagickWand
 import Synchronization
 
@@ -20,6 +21,12 @@ public enum ImageMagick {
         var number = 0
         return MagickGetVersion(&number).map { String(cString: $0) } ?? ""
     }
+
+    /// Whether ImageMagick's JPEG coder appends each COM segment to the ones before and sets the
+    /// whole text as the comment again (ImageMagick 7's `ReadComment`: quadratic in the
+    /// segments, 600,000 one-byte comments ran past a 10 s limit), where 6.9.11 keeps the last
+    /// one alone. ``JPEGMetadata`` then counts each COM segment at the comments' length so far.
+    static let appendsJPEGComments = cmc_is_imagemagick_7() != MagickFalse
 
     /// The formats MagickIO may decode, process-wide. Default: ``defaultAllowedDecoders``.
     ///
