@@ -1,4 +1,5 @@
-// The decode worker's seccomp filter: no network, no exec, no new or changed files. Set in the
+// The decode worker's seccomp filter: no network, no exec, no new or changed files (unless the
+// caller allows them: ImageMagick 7's TIFF coder writes temporary files). Set in the
 // worker itself, once, before its first request (PR_SET_NO_NEW_PRIVS lets an unprivileged
 // process install it). A refused call fails with EPERM, so a coder that tries one reports an
 // error instead of killing the worker; nothing the decoders need is refused: reading files
@@ -36,12 +37,13 @@
     BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM), \
     BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
 
-int mio_worker_sandbox(void) {
+int mio_worker_sandbox(int allow_files) {
 #ifndef MIO_AUDIT_ARCH
+    (void)allow_files;
     errno = ENOSYS;
     return -1;
 #else
-    struct sock_filter filter[] = {
+    struct sock_filter head[] = {
         // Another architecture's calls (a 32-bit int 0x80 on x86_64) are not these numbers: refused.
         LOAD(arch),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MIO_AUDIT_ARCH, 1, 0),
@@ -61,6 +63,8 @@ int mio_worker_sandbox(void) {
 #ifdef __NR_fork
         REFUSE(__NR_fork), REFUSE(__NR_vfork),
 #endif
+    };
+    struct sock_filter files[] = {
         // No new, removed, renamed or changed files.
 #ifdef __NR_creat
         REFUSE(__NR_creat), REFUSE(__NR_mkdir), REFUSE(__NR_unlink), REFUSE(__NR_rmdir), REFUSE(__NR_rename),
@@ -75,9 +79,17 @@ int mio_worker_sandbox(void) {
         OPEN_READ_ONLY(__NR_open, 1),
 #endif
         OPEN_READ_ONLY(__NR_openat, 2),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
-    struct sock_fprog program = {.len = sizeof filter / sizeof filter[0], .filter = filter};
+    struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    enum { heads = sizeof head / sizeof head[0], fileRules = sizeof files / sizeof files[0] };
+    struct sock_filter filter[heads + fileRules + 1];
+    size_t length = 0;
+    for (size_t i = 0; i < heads; i++) filter[length++] = head[i];
+    if (!allow_files) {
+        for (size_t i = 0; i < fileRules; i++) filter[length++] = files[i];
+    }
+    filter[length++] = allow;
+    struct sock_fprog program = {.len = (unsigned short)length, .filter = filter};
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
     return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0 ? 0 : -1;
 #endif

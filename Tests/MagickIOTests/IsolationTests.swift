@@ -125,7 +125,9 @@ struct IsolationTests {
         let source = try Fixture.source("photo.jpg")
         let error = #expect(throws: MagickIOError.self) { try DecodeWorkers.run(.misbehave(.escape), source: source, interrupt: nil) }
         #expect(error?.kind == .io)
-        #expect(error?.message == "sandboxed: true; socket: EPERM; exec: EPERM; new file: EPERM", "\(String(describing: error))")
+        // ImageMagick 7's TIFF coder reads EXIF through a temporary file: its workers may create files.
+        let newFile = ImageMagick.writesTemporaryFiles ? "allowed" : "EPERM"
+        #expect(error?.message == "sandboxed: true; socket: EPERM; exec: EPERM; new file: \(newFile)", "\(String(describing: error))")
         #expect(try source.thumbnail(maxPixelSize: 32).width == 32)
         // In process (trusted input) nothing is filtered: the same attempts work here.
         let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

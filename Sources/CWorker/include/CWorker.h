@@ -42,10 +42,10 @@ int mio_worker_limit(pid_t pid, unsigned long long data_bytes, unsigned long lon
 /// given no data-segment limit.
 int mio_under_sanitizer(void);
 
-/// In a worker: installs its seccomp filter (no network, no exec, no new or changed files; a
-/// refused call fails with EPERM). Returns 0, or -1 with errno set where the kernel or the
-/// architecture has no seccomp filters.
-int mio_worker_sandbox(void);
+/// In a worker: installs its seccomp filter (no network, no exec, and unless `allow_files`, no
+/// new or changed files; a refused call fails with EPERM). Returns 0, or -1 with errno set where
+/// the kernel or the architecture has no seccomp filters.
+int mio_worker_sandbox(int allow_files);
 
 /// Tests only, in a worker: tries to open a TCP socket, to exec /bin/true and to create a file in
 /// /tmp, and gives each attempt's errno (0: it worked; an exec that works ends the worker).

@@ -10,14 +10,17 @@ extension HEIFFile {
         heif.image_handle_has_alpha_channel(primary) != 0 || detachedAlpha() != nil
     }
 
-    /// The primary image's alpha image libheif leaves out, or nil; the items are looked at only
-    /// when libheif lists an auxiliary image for the primary image and attached no alpha.
+    /// The primary image's alpha image libheif leaves out or lines up wrongly, or nil; the items
+    /// are looked at only when libheif lists an auxiliary image for the primary image. libheif
+    /// 1.15 leaves such an alpha out; 1.19 and later attach one that lists no transforms of its
+    /// own without the colour image's (unturned on a turned picture): MagickIO's decode, lined up
+    /// as libavif lines it up, replaces it then.
     func detachedAlpha() -> HEIFItems.DetachedAlpha? {
-        guard heif.image_handle_has_alpha_channel(primary) == 0,
-              heif.image_handle_get_number_of_auxiliary_images(primary, 0) > 0,
+        guard heif.image_handle_get_number_of_auxiliary_images(primary, 0) > 0,
               items.unreadable == nil, let id = items.primary else { return nil }
         var reader = ByteReader(bytes)
-        return items.detachedAlpha(of: id, &reader)
+        guard let alpha = items.detachedAlpha(of: id, &reader) else { return nil }
+        return heif.image_handle_has_alpha_channel(primary) == 0 || !alpha.transforms.isEmpty ? alpha : nil
     }
 
     /// Decodes `alpha` and writes it over the alpha bytes of an interleaved RGBA picture of

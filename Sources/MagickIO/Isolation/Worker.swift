@@ -19,7 +19,7 @@ enum Worker {
     static func serve(_ socket: Int32) -> Never {
         isWorker = true
         mio_worker_handle_crashes()
-        isSandboxed = mio_worker_sandbox() == 0
+        isSandboxed = mio_worker_sandbox(ImageMagick.writesTemporaryFiles ? 1 : 0) == 0
         var buffer = [UInt8](repeating: 0, count: maxRequest)
         while true {
             var descriptor: Int32 = -1

@@ -28,6 +28,11 @@ public enum ImageMagick {
     /// one alone. ``JPEGMetadata`` then counts each COM segment at the comments' length so far.
     static let appendsJPEGComments = cmc_is_imagemagick_7() != MagickFalse
 
+    /// Whether ImageMagick's TIFF coder writes a temporary file to read a page's EXIF and GPS
+    /// directories (ImageMagick 7's `TIFFSetImageProperties` prints them with libtiff and parses
+    /// the text; 6.9.11 reads the tags): a decode worker must then be let create files.
+    static let writesTemporaryFiles = cmc_is_imagemagick_7() != MagickFalse
+
     /// The formats MagickIO may decode, process-wide. Default: ``defaultAllowedDecoders``.
     ///
     /// Three layers enforce it: the content's signature is checked in Swift before ImageMagick sees

@@ -45,7 +45,15 @@ enum PingedProperties {
                 return chunk.type != "IDAT"
             }
         }
-        return frames.map { asImageMagick6(format: format, sRGBChunk: sRGBChunk, $0) }
+        frames = frames.map { asImageMagick6(format: format, sRGBChunk: sRGBChunk, $0) }
+        // TIFF: 7.1 calls an old-style JPEG page (compression 6) in YCbCr `srgb`, 6.9.11 `ycbcr`.
+        for (page, directory) in (index?.tiff?.directories ?? []).enumerated() where page < frames.count {
+            if directory.values[TIFFTag.compression] == 6, directory.values[TIFFTag.photometric] == 6,
+               frames[page].colorSpace == "srgb" {
+                frames[page].colorSpace = "ycbcr"
+            }
+        }
+        return frames
     }
 
     /// An ImageMagick 7.1 ping as 6.9.11's read the same file, where the two differ by ImageMagick's
