@@ -216,12 +216,6 @@ struct OwnWebPDecoderTests {
     /// An 11158x2156 lossy WebP (the size of the public file), encoded once by
     /// ImageMagick's WebP writer from a generated photo-like JPEG (cwebp is not on CI).
     static func twentyFourMegapixelWebP() throws -> URL {
-        try LargeImages.cached("24mp.webp") { url in
-            let jpeg = try LargeImages.cached("24mp-for-webp.jpg") {
-                try LargeImages.writeJPEG(to: $0, width: 11_158, height: 2_156, quality: 90)
-            }
-            let image = try ImageSource(url: jpeg, options: DecodingOptions(memoryBudget: 1 << 30)).image()
-            try image.encoded(as: .webp(quality: 80), metadata: .stripAll).write(to: url)
-        }
+        try LargeImages.cached("24mp-photo.webp") { try LargeImages.writeWebP(to: $0, width: 11_158, height: 2_156) }
     }
 }

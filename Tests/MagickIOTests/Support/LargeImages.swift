@@ -66,6 +66,26 @@ enum LargeImages {
     ///
     /// libjpeg reports its own errors (which, for a generator writing to a local file, can only be
     /// a failed write) by ending the process with its message; failing to create the file throws.
+    /// A lossy WebP of the photo-like rows (``PhotoRows``) at `quality`, through libwebp's encoder,
+    /// without ImageMagick: ImageMagick 7's pixel cache (floats in Debian 13's HDRI build) would
+    /// not hold a 24 MP picture within MagickIO's limits.
+    static func writeWebP(to url: URL, width: Int, height: Int, quality: Float = 80) throws {
+        guard (1...16_383).contains(width), (1...16_383).contains(height) else {
+            throw GenerationError(description: "WebP dimensions must be 1...16383, not \(width)x\(height)")
+        }
+        var rows = PhotoRows(width: width, height: height)
+        let rgb = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: width * height * 3)
+        defer { rgb.deallocate() }
+        for y in 0..<height {
+            rows.fill(UnsafeMutableBufferPointer(rebasing: rgb[(y * width * 3)..<((y + 1) * width * 3)]), y: y)
+        }
+        var output: UnsafeMutablePointer<UInt8>?
+        let size = WebPEncodeRGB(rgb.baseAddress, Int32(width), Int32(height), Int32(width * 3), quality, &output)
+        guard size > 0, let output else { throw GenerationError(description: "libwebp could not encode \(width)x\(height)") }
+        defer { WebPFree(output) }
+        try Data(bytes: output, count: size).write(to: url)
+    }
+
     static func writeJPEG(
         to url: URL, width: Int, height: Int, quality: Int = 88, progressive: Bool = false
     ) throws {
