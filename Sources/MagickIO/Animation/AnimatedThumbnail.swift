@@ -29,11 +29,11 @@ extension ImageSource {
     /// MagickIO's own decoders turned off; an animated one whose frames must be turned (an EXIF
     /// orientation: its still frame takes the pipeline instead).
     func compositedPlan(_ plan: ThumbnailSizes, at index: Int, options: ThumbnailOptions) -> CompositedPlan? {
+        guard format == .gif || format == .webp else { return nil }
         // A still GIF wider or higher than ImageMagick's limits (Debian's policy: 16,000 pixels)
-        // is giflib's too: the budget, not the side, bounds what it costs.
-        let process = ResourceLimits.current
-        let pastImageMagick = format == .gif && (frames[0].pixelWidth > process.width || frames[0].pixelHeight > process.height)
-        guard format == .gif || format == .webp, count > 1 || pastImageMagick else { return nil }
+        // is giflib's too: the budget, not the side, bounds what it costs. (The limits are read
+        // only for a still GIF: every other thumbnail plan passes here.)
+        guard count > 1 || (format == .gif && pastImageMagickSides(frames[0])) else { return nil }
         let animated = options.animated && frames[index].orientation == .up
         guard animated || (options.ownDecoders && options.metadata == .stripAll) else { return nil }
         let canvas = (width: frames[0].pixelWidth, height: frames[0].pixelHeight)
@@ -41,6 +41,12 @@ extension ImageSource {
         let output = animated ? plan.geometry.size : plan.stored
         return CompositedPlan(animated: animated, frames: animated ? count : index + 1, canvas: canvas,
                               estimate: compositedEstimate(canvas: canvas, output: output, kept: kept))
+    }
+
+    /// Whether `frame` is wider or higher than ImageMagick's limits allow one image.
+    private func pastImageMagickSides(_ frame: ImageProperties) -> Bool {
+        let process = ResourceLimits.current
+        return frame.pixelWidth > process.width || frame.pixelHeight > process.height
     }
 
     /// What compositing costs at its peak: the decoder's canvas and its saved copy (giflib's
