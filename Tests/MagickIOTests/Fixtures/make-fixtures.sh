@@ -160,6 +160,11 @@ convert quadrants.png -filter point -resize 5712x4284! -rotate 270 ppm:"$work/ma
 "$work/heif-fixture" -e 6 6 "$work/main.ppm" > phone-24mp.heic
 rm -rf "$work"
 
+# Grids of HEVC tiles turned and mirrored by the grid's irot and imir, whose tiles do not fill
+# the canvas, and a 48 MP phone photo's grid of 512x512 tiles (flat quadrants, 16 KB): decoded a
+# row of tiles at a time (issue 30).
+python3 ../../../scripts/heic-grid.py --fixtures .
+
 # Odd-but-valid and damaged files of the kinds real collections hold, one per class the sweep
 # found (scripts/world-fixtures.py says what each one is).
 python3 ../../../scripts/world-fixtures.py .
