@@ -18,7 +18,8 @@
 /// - HEIC/AVIF (decoded by MagickIO through libheif, ``HEIFPrimary``): libheif's YCbCr planes,
 ///   the codec's reference frames and the interleaved RGB(A) copy; about 8 bytes a pixel (12 with
 ///   alpha), and a few MiB for the codec itself. The pixels are the picture the bitstream codes
-///   when it is larger than the declared size (``ImageHeader/codedPixels``).
+///   when it is larger than the declared size (``ImageHeader/codedPixels``). A thumbnail of a grid
+///   decoded a row of tiles at a time (``HEIFTiling``): that row's RGB and one tile's decode.
 /// An animation frame is composited on its canvas: a second canvas-sized image.
 ///
 /// When MagickIO cannot read the header, it assumes the costliest case for the format (fail closed):
@@ -148,13 +149,18 @@ struct DecodeEstimate: Sendable, Hashable {
                                            fileBytes: fileBytes)
         }
         var overhead = fixedOverhead
+        // A grid decoded a row of tiles at a time (``HEIFTiling``) comes at its canvas's width.
+        var rowWidth = header?.tiling?.canvas.width ?? decoded.width
         if format.isHEIF {
-            extra = libheifBytes(pixels: libheifPixels(stored: stored.width.saturatingTimes(stored.height), header: header), header: header)
+            extra = if let tiling = header?.tiling {
+                tiling.bandBytes.saturatingPlus(tiling.tileDecodeBytes)
+            } else {
+                libheifBytes(pixels: libheifPixels(stored: stored.width.saturatingTimes(stored.height), header: header), header: header)
+            }
             overhead = libheifOverhead
         }
         // A HEIF picture larger than declared comes at a width the header does not give: at most
         // its pixels, and no wider than a codec codes.
-        var rowWidth = decoded.width
         if format.isHEIF, let coded = header?.codedPixels {
             rowWidth = max(rowWidth, min(coded, maxCodedWidth))
         }

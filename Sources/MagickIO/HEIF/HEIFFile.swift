@@ -20,7 +20,9 @@ final class HEIFFile {
     var width: Int { Int(heif.image_handle_get_width(primary)) }
     var height: Int { Int(heif.image_handle_get_height(primary)) }
 
-    init?(_ bytes: SourceBytes, items: HEIFItems?, maxPixelCount: Int) {
+    /// `unhiding`: the `infe` flags bytes (offset: byte) shown to libheif without their hidden
+    /// bit, so that it hands out those items' handles (``HEIFTiling``).
+    init?(_ bytes: SourceBytes, items: HEIFItems?, maxPixelCount: Int, unhiding: [Int: UInt8] = [:]) {
         guard let heif = LibHeif.shared, let context = heif.context_alloc() else { return nil }
         self.heif = heif
         // libheif 1.15 applies this limit to each side of every item as it opens the file; MagickIO
@@ -30,7 +32,7 @@ final class HEIFFile {
         heif.context_set_maximum_image_size_limit(context, Int32(clamping: max(maxPixelCount, 1)))
         // Tiles decode on the calling thread: MagickIO's concurrency is its own workers.
         heif.context_set_max_decoding_threads(context, 0)
-        cursor = HEIFCursor(bytes, shown: Self.shownBytes(bytes))
+        cursor = HEIFCursor(bytes, shown: Self.shownBytes(bytes) + unhiding.sorted { $0.key < $1.key }.map { ($0.key, [$0.value & 0xFE]) })
         let opened = heif.context_read_from_reader(context, heifReader, Unmanaged.passUnretained(cursor).toOpaque(), nil)
         var primary: OpaquePointer?
         guard opened.code == heif_error_Ok,
@@ -154,6 +156,14 @@ final class HEIFFile {
             Result { () throws(MagickIOError) in try wand.constitute(width: width, height: height, map: map, pixels: raw.baseAddress!) }
         }
         try constituted.get()
+    }
+
+    /// The handle of top-level image `id`; released with `heif.image_handle_release`.
+    func imageHandle(_ id: Int) throws(MagickIOError) -> OpaquePointer {
+        var handle: OpaquePointer?
+        try Self.check(heif.context_get_image_handle(context, heif_item_id(id), &handle), "opening HEIF item \(id)")
+        guard let handle else { throw MagickIOError(.corruptImage, "libheif returned no handle for HEIF item \(id)") }
+        return handle
     }
 
     func thumbnailHandle(_ id: heif_item_id) -> OpaquePointer? {

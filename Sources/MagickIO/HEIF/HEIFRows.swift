@@ -1,7 +1,7 @@
 internal import CHeif
 
 /// The rows of a HEIC or AVIF primary image for a thumbnail (``RowSource``): libheif decodes the
-/// picture whole (it has no row interface; a phone's grid of tiles is assembled by it), upright,
+/// picture whole (it has no row interface; a phone's grid of tiles goes to ``HEIFTileRows``), upright,
 /// to 8-bit RGB or RGBA, and the rows go from its buffer straight into the resampler. So the
 /// picture is never copied into ImageMagick's pixel cache, which on the other path takes 8 bytes
 /// a pixel more than libheif's own 3 or 4.

@@ -38,6 +38,8 @@ struct ImageHeader: Sendable, Hashable {
     /// HEIC/AVIF: the primary image's size as libheif decodes it, its `clap` and `irot` applied
     /// (``HEIFItems/shownSize(of:_:)``); `width` and `height` are the size it declares, as stored.
     var shown: ImageSize?
+    /// HEIC/AVIF: the primary image's grid when MagickIO decodes it a row of tiles at a time.
+    var tiling: HEIFTiling?
     /// Why the structure is unsafe to hand to ImageMagick at all, if it is.
     var corrupt: String?
     /// What refusing it for `corrupt` is: a corrupt image, or one MagickIO does not decode.
@@ -200,6 +202,8 @@ struct ImageHeader: Sendable, Hashable {
             header?.refusal = inspection.unsupported ? .unsupportedFormat : .corruptImage
         } else if let declared = header, inspection.largestPicture > declared.width.saturatingTimes(declared.height) {
             header?.codedPixels = inspection.largestPicture
+        } else if let primary = items.primary {
+            header?.tiling = items.tiling(of: primary, &reader)
         }
         return header
     }
