@@ -5,7 +5,7 @@ import Testing
 /// A HEIC whose primary image is a grid of tiles, as phones store their photos: a thumbnail is
 /// made a row of tiles at a time, turned and mirrored afterwards as libheif turns the whole
 /// picture (issue 30). The fixtures come from scripts/heic-grid.py.
-@Suite("HEIF grids, a row of tiles at a time")
+@Suite("Phone HEICs: a grid a row of tiles at a time, a single image as planar RGB")
 struct HEIFGridTests {
     @Test("a grid turned and mirrored by irot and imir, its tiles past the canvas, thumbnails upright from its tiles as ImageMagick's path makes it",
           arguments: ["heic-grid-irot1-imir0.heic", "heic-grid-irot2.heic", "heic-grid-irot3.heic", "heic-grid-imir1.heic"])
@@ -43,6 +43,15 @@ struct HEIFGridTests {
         #expect(p.pixelWidth == 6048 && p.pixelHeight == 8064 && p.orientation == .up)
         let thumbnail = try source.thumbnail(maxPixelSize: 256)
         #expect(thumbnail.decoder == .libheif && thumbnail.width == 192 && thumbnail.height == 256)
+        try expectUprightQuadrants(thumbnail)
+    }
+
+    @Test("a 48 MP single-image HEIC (8-bit 4:2:0) is taken as libheif's planar RGB and thumbnails upright at default settings")
+    func phoneSingle48() throws {
+        let source = try Fixture.source("phone-48mp.heic")
+        #expect(source.header?.tiling == nil && source.header?.planarImage == HEIFPlanarImage(chroma: 1, copied: false))
+        let thumbnail = try source.thumbnail(maxPixelSize: 256)
+        #expect(thumbnail.decoder == .libheif && thumbnail.width == 256 && thumbnail.height == 192)
         try expectUprightQuadrants(thumbnail)
     }
 }

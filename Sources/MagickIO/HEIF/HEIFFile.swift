@@ -133,6 +133,41 @@ final class HEIFFile {
         return Decoded(image: image, plane: plane, width: width, height: height, stride: Int(stride), channels: channels)
     }
 
+    /// The image of `handle` decoded by libheif to planar RGB, 8 bits a sample, upright: for an
+    /// 8-bit image without alpha, the RGB libheif 1.15 makes before it interleaves it (it
+    /// converts to planar RGB whatever it is asked for), without the interleaved copy. Nil, with
+    /// nothing decoded, for an image of more bits or with alpha. Released with
+    /// `heif.image_release(image)`.
+    func decodePlanarRGB(_ handle: OpaquePointer, what: String) throws(MagickIOError) -> PlanarRGB? {
+        guard heif.image_handle_get_luma_bits_per_pixel(handle) == 8, heif.image_handle_has_alpha_channel(handle) == 0,
+              handle != primary || detachedAlpha() == nil else { return nil }
+        var image: OpaquePointer?
+        try Self.check(heif.decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_444, nil), "decoding \(what)")
+        guard let image else { throw MagickIOError(.corruptImage, "libheif returned no image for \(what)") }
+        let width = Int(heif.image_get_width(image, heif_channel_R)), height = Int(heif.image_get_height(image, heif_channel_R))
+        var planes: [(UnsafePointer<UInt8>, Int)] = []
+        for channel in [heif_channel_R, heif_channel_G, heif_channel_B] {
+            var stride: Int32 = 0
+            guard heif.image_get_bits_per_pixel_range(image, channel) == 8, heif.image_get_width(image, channel) == width,
+                  heif.image_get_height(image, channel) == height,
+                  let plane = heif.image_get_plane_readonly(image, channel, &stride), Int(stride) >= width else { break }
+            planes.append((plane, Int(stride)))
+        }
+        guard width > 0, height > 0, planes.count == 3 else {
+            heif.image_release(image)
+            throw MagickIOError(.corruptImage, "\(what) decoded to no 8-bit RGB planes")
+        }
+        return PlanarRGB(image: image, planes: planes, width: width, height: height)
+    }
+
+    /// An image libheif decoded to three 8-bit planes, R, G and B, each with its stride.
+    struct PlanarRGB {
+        let image: OpaquePointer
+        let planes: [(pointer: UnsafePointer<UInt8>, stride: Int)]
+        let width: Int
+        let height: Int
+    }
+
     /// Decodes the image of `handle` (``decodeInterleaved(_:what:)``) into `wand`, which must hold
     /// no image.
     func decode(_ handle: OpaquePointer, into wand: Wand, what: String) throws(MagickIOError) {

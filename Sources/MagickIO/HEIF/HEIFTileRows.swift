@@ -6,12 +6,11 @@ internal import CHeif
 /// cut at its right and bottom edges. The rows come as stored; the thumbnail is turned
 /// afterwards by ``HEIFTiling/orientation``. So a row of tiles is held, not the picture (a
 /// 48 MP phone photo: 16 tiles of 512x512, 12 MiB, where the whole decode holds about 400).
-final class HEIFTileRows: RawRowSource {
+final class HEIFTileRows: HEIFByteRows {
     let width: Int
     let height: Int
     let channels = 3
     let iccProfile: [UInt8]?
-    var rawRowBytes: Int { width * channels }
 
     private let file: HEIFFile
     private let tiling: HEIFTiling
@@ -65,17 +64,6 @@ final class HEIFTileRows: RawRowSource {
         }
         next += 1
         if next == height { release() }
-    }
-
-    func readRow(into row: UnsafeMutablePointer<Float>) throws(RowSourceFailure) {
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: rawRowBytes, alignment: 16)
-        defer { raw.deallocate() }
-        try readRawRow(into: raw)
-        convert(raw, into: row)
-    }
-
-    func convert(_ raw: UnsafeRawPointer, into row: UnsafeMutablePointer<Float>) {
-        SampleConversion.convert(raw.assumingMemoryBound(to: UInt8.self), count: rawRowBytes, into: row)
     }
 
     /// Nothing is left to read: the tiles of rows nobody asked for are never decoded.

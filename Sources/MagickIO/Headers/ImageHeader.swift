@@ -40,6 +40,8 @@ struct ImageHeader: Sendable, Hashable {
     var shown: ImageSize?
     /// HEIC/AVIF: the primary image's grid when MagickIO decodes it a row of tiles at a time.
     var tiling: HEIFTiling?
+    /// HEIC: the primary image when libheif's planar RGB is taken for its rows.
+    var planarImage: HEIFPlanarImage?
     /// Why the structure is unsafe to hand to ImageMagick at all, if it is.
     var corrupt: String?
     /// What refusing it for `corrupt` is: a corrupt image, or one MagickIO does not decode.
@@ -204,6 +206,7 @@ struct ImageHeader: Sendable, Hashable {
             header?.codedPixels = inspection.largestPicture
         } else if let primary = items.primary {
             header?.tiling = items.tiling(of: primary, &reader)
+            header?.planarImage = items.planarImage(of: primary, &reader)
         }
         return header
     }

@@ -241,7 +241,8 @@ enum RowDecoder: Sendable, Hashable {
             if let tiling = source.header?.tiling {
                 try HEIFTileRows(input, items: source.index?.heif, tiling: tiling, maxPixelCount: source.decodingOptions.maxPixelCount)
             } else {
-                try HEIFRows(input, items: source.index?.heif, maxPixelCount: source.decodingOptions.maxPixelCount)
+                try HEIFRows(input, items: source.index?.heif, maxPixelCount: source.decodingOptions.maxPixelCount,
+                             planar: source.header?.planarImage != nil)
             }
         }
     }
