@@ -202,10 +202,14 @@ struct ImageHeader: Sendable, Hashable {
             header = header ?? ImageHeader(width: 0, height: 0)
             header?.corrupt = problem
             header?.refusal = inspection.unsupported ? .unsupportedFormat : .corruptImage
-        } else if let declared = header, inspection.largestPicture > declared.width.saturatingTimes(declared.height) {
-            header?.codedPixels = inspection.largestPicture
         } else if let primary = items.primary {
-            header?.tiling = items.tiling(of: primary, &reader)
+            if let declared = header, inspection.largestPicture > declared.width.saturatingTimes(declared.height) {
+                header?.codedPixels = inspection.largestPicture
+            } else {
+                header?.tiling = items.tiling(of: primary, &reader)
+            }
+            // A picture coded larger than shown (a height of 4284, coded in blocks to 4288) is
+            // counted at its coded size (``DecodeEstimate``), planar or not.
             header?.planarImage = items.planarImage(of: primary, &reader)
         }
         return header
