@@ -47,6 +47,16 @@ struct CostModelTests {
         #expect(probe.estimate >= probe.growth, "\(kind): estimate \(probe.estimate) below the measured \(probe.growth)")
     }
 
+    @Test("a phone grid's thumbnail estimate counts a row of tiles and bounds its decode",
+          .enabled(if: !runningUnderSanitizer, "resident sets are meaningless under a sanitizer's shadow memory"),
+          .timeLimit(.minutes(10)))
+    func phoneGridCalibration() throws {
+        let probe = try Self.probe(Fixture.url("phone-48mp-grid.heic"), thumbnail: 256)
+        print("calibration phone-48mp-grid.heic thumbnail: estimate \(probe.estimate >> 10) KiB, measured \(probe.growth >> 10) KiB")
+        #expect(probe.estimate >= probe.growth, "estimate \(probe.estimate) below the measured \(probe.growth)")
+        #expect(probe.estimate <= 64 << 20, "estimate \(probe.estimate >> 20) MiB for a row of 16 tiles")
+    }
+
     @Test("a header MagickIO cannot read makes the guard assume the costliest case for the format")
     func failClosed() {
         let unknown = DecodeEstimate(format: .jpeg, header: nil, width: 10_000, height: 10_000, jpegHint: nil)

@@ -18,7 +18,9 @@
 /// - HEIC/AVIF (decoded by MagickIO through libheif, ``HEIFPrimary``): libheif's YCbCr planes,
 ///   the codec's reference frames and the interleaved RGB(A) copy; about 8 bytes a pixel (12 with
 ///   alpha), and a few MiB for the codec itself. The pixels are the picture the bitstream codes
-///   when it is larger than the declared size (``ImageHeader/codedPixels``).
+///   when it is larger than the declared size (``ImageHeader/codedPixels``). A thumbnail of a grid
+///   decoded a row of tiles at a time (``HEIFTiling``): that row's RGB and one tile's decode; of
+///   an 8-bit HEVC image without alpha: libheif's planar RGB, without the interleaved copy.
 /// An animation frame is composited on its canvas: a second canvas-sized image.
 ///
 /// When MagickIO cannot read the header, it assumes the costliest case for the format (fail closed):
@@ -148,13 +150,20 @@ struct DecodeEstimate: Sendable, Hashable {
                                            fileBytes: fileBytes)
         }
         var overhead = fixedOverhead
+        // A grid decoded a row of tiles at a time (``HEIFTiling``) comes at its canvas's width.
+        var rowWidth = header?.tiling?.canvas.width ?? decoded.width
         if format.isHEIF {
-            extra = libheifBytes(pixels: libheifPixels(stored: stored.width.saturatingTimes(stored.height), header: header), header: header)
+            extra = if let tiling = header?.tiling {
+                tiling.bandBytes.saturatingPlus(tiling.tileDecodeBytes)
+            } else if let planar = header?.planarImage {
+                planarBytes(pixels: libheifPixels(stored: stored.width.saturatingTimes(stored.height), header: header), planar)
+            } else {
+                libheifBytes(pixels: libheifPixels(stored: stored.width.saturatingTimes(stored.height), header: header), header: header)
+            }
             overhead = libheifOverhead
         }
         // A HEIF picture larger than declared comes at a width the header does not give: at most
         // its pixels, and no wider than a codec codes.
-        var rowWidth = decoded.width
         if format.isHEIF, let coded = header?.codedPixels {
             rowWidth = max(rowWidth, min(coded, maxCodedWidth))
         }
@@ -180,6 +189,16 @@ struct DecodeEstimate: Sendable, Hashable {
     /// libheif's part of a HEIC or AVIF decode of `pixels` (see the type's notes).
     private static func libheifBytes(pixels: Int, header: ImageHeader?) -> Int {
         pixels.saturatingTimes(header?.hasAlpha == false ? 8 : 12)
+    }
+
+    /// libheif's part of a thumbnail's decode of an 8-bit HEVC image to planar RGB (``HEIFRows``):
+    /// the codec's frame and libheif's copy of it, then that copy and the RGB planes (3 bytes a
+    /// pixel), then (turned or cropped) the planes and their copy, whichever is most, and a
+    /// quarter byte a pixel for the codec's own tables (measured at 0.08). A frame is 1 byte a
+    /// pixel of luma and, per its chroma format, none, a half, one or two of chroma.
+    private static func planarBytes(pixels: Int, _ image: HEIFPlanarImage) -> Int {
+        let frame = 1 + [0, 0.5, 1, 2][image.chroma & 3]
+        return bytes(Double(pixels) * (max(2 * frame, frame + 3, image.copied ? 6 : 0) + 0.25))
     }
 
     /// The HEVC or AV1 codec's own allowance.

@@ -21,8 +21,10 @@ final class HEIFFile {
     var height: Int { Int(heif.image_handle_get_height(primary)) }
 
     /// Opens `bytes` under `options`' pixel count and memory budget; `items` is the walk its source
-    /// made when it opened (nil: one is made on first use).
-    init?(_ bytes: SourceBytes, items: HEIFItems?, options: DecodingOptions) {
+    /// made when it opened (nil: one is made on first use). `unhiding`: the `infe` flags bytes
+    /// (offset: byte) shown to libheif without their hidden bit, so that it hands out those items'
+    /// handles (``HEIFTiling``).
+    init?(_ bytes: SourceBytes, items: HEIFItems?, options: DecodingOptions, unhiding: [Int: UInt8] = [:]) {
         guard let heif = LibHeif.shared, let context = heif.context_alloc() else { return nil }
         self.heif = heif
         // libheif 1.15 applies this limit to each side of every item as it opens the file (1.19
@@ -37,7 +39,7 @@ final class HEIFFile {
                                           UInt64(max(options.memoryBudget, 1)), UInt32(HEIFItems.Limits.references))
         // Tiles decode on the calling thread: MagickIO's concurrency is its own workers.
         heif.context_set_max_decoding_threads(context, 0)
-        cursor = HEIFCursor(bytes, shown: Self.shownBytes(bytes))
+        cursor = HEIFCursor(bytes, shown: Self.shownBytes(bytes) + unhiding.sorted { $0.key < $1.key }.map { ($0.key, [$0.value & 0xFE]) })
         let opened = heif.context_read_from_reader(context, heifReader, Unmanaged.passUnretained(cursor).toOpaque(), nil)
         var primary: OpaquePointer?
         guard opened.code == heif_error_Ok,
@@ -147,6 +149,52 @@ final class HEIFFile {
         return Decoded(image: image, plane: plane, width: width, height: height, stride: Int(stride), channels: channels)
     }
 
+    /// The image of `handle` decoded by libheif to planar RGB, 8 bits a sample, upright: for an
+    /// 8-bit image without alpha, the RGB libheif 1.15 makes before it interleaves it (it
+    /// converts to planar RGB whatever it is asked for), without the interleaved copy. Nil, with
+    /// nothing decoded, for an image of more bits or with alpha. Released with
+    /// `heif.image_release(image)`.
+    func decodePlanarRGB(_ handle: OpaquePointer, what: String, interrupt: Interrupt?) throws(MagickIOError) -> PlanarRGB? {
+        guard heif.image_handle_get_luma_bits_per_pixel(handle) == 8, heif.image_handle_has_alpha_channel(handle) == 0,
+              handle != primary || detachedAlpha() == nil else { return nil }
+        let options = heif.decoding_options_alloc()
+        defer { heif.decoding_options_free(options) }
+        if let interrupt {
+            magickio_heif_set_cancel(options, heifCancel, Unmanaged.passUnretained(interrupt).toOpaque())
+        }
+        var image: OpaquePointer?
+        let status = withExtendedLifetime(interrupt) {
+            heif.decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_444, options)
+        }
+        if status.code != heif_error_Ok {
+            try interrupt?.check()  // libheif stopped because the interrupt asked it to
+        }
+        try Self.check(status, "decoding \(what)")
+        guard let image else { throw MagickIOError(.corruptImage, "libheif returned no image for \(what)") }
+        let width = Int(heif.image_get_width(image, heif_channel_R)), height = Int(heif.image_get_height(image, heif_channel_R))
+        var planes: [(UnsafePointer<UInt8>, Int)] = []
+        for channel in [heif_channel_R, heif_channel_G, heif_channel_B] {
+            var stride: Int32 = 0
+            guard heif.image_get_bits_per_pixel_range(image, channel) == 8, heif.image_get_width(image, channel) == width,
+                  heif.image_get_height(image, channel) == height,
+                  let plane = heif.image_get_plane_readonly(image, channel, &stride), Int(stride) >= width else { break }
+            planes.append((plane, Int(stride)))
+        }
+        guard width > 0, height > 0, planes.count == 3 else {
+            heif.image_release(image)
+            throw MagickIOError(.corruptImage, "\(what) decoded to no 8-bit RGB planes")
+        }
+        return PlanarRGB(image: image, planes: planes, width: width, height: height)
+    }
+
+    /// An image libheif decoded to three 8-bit planes, R, G and B, each with its stride.
+    struct PlanarRGB {
+        let image: OpaquePointer
+        let planes: [(pointer: UnsafePointer<UInt8>, stride: Int)]
+        let width: Int
+        let height: Int
+    }
+
     /// Decodes the image of `handle` (``decodeInterleaved(_:what:interrupt:)``) into `wand`, which
     /// must hold no image.
     func decode(_ handle: OpaquePointer, into wand: Wand, what: String, interrupt: Interrupt?) throws(MagickIOError) {
@@ -170,6 +218,14 @@ final class HEIFFile {
             Result { () throws(MagickIOError) in try wand.constitute(width: width, height: height, map: map, pixels: raw.baseAddress!) }
         }
         try constituted.get()
+    }
+
+    /// The handle of top-level image `id`; released with `heif.image_handle_release`.
+    func imageHandle(_ id: Int) throws(MagickIOError) -> OpaquePointer {
+        var handle: OpaquePointer?
+        try Self.check(heif.context_get_image_handle(context, heif_item_id(id), &handle), "opening HEIF item \(id)")
+        guard let handle else { throw MagickIOError(.corruptImage, "libheif returned no handle for HEIF item \(id)") }
+        return handle
     }
 
     func thumbnailHandle(_ id: heif_item_id) -> OpaquePointer? {

@@ -15,6 +15,7 @@ struct LibHeif: @unchecked Sendable {
     let context_set_max_decoding_threads: heif_context_set_max_decoding_threads_f
     let context_read_from_reader: heif_context_read_from_reader_f
     let context_get_primary_image_handle: heif_context_get_primary_image_handle_f
+    let context_get_image_handle: heif_context_get_image_handle_f
     let image_handle_release: heif_image_handle_release_f
     let image_handle_get_width: heif_image_handle_get_width_f
     let image_handle_get_height: heif_image_handle_get_height_f
@@ -61,6 +62,7 @@ struct LibHeif: @unchecked Sendable {
             context_set_max_decoding_threads = try load("heif_context_set_max_decoding_threads")
             context_read_from_reader = try load("heif_context_read_from_reader")
             context_get_primary_image_handle = try load("heif_context_get_primary_image_handle")
+            context_get_image_handle = try load("heif_context_get_image_handle")
             image_handle_release = try load("heif_image_handle_release")
             image_handle_get_width = try load("heif_image_handle_get_width")
             image_handle_get_height = try load("heif_image_handle_get_height")

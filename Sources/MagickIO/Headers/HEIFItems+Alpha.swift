@@ -40,7 +40,7 @@ extension HEIFItems {
     }
 
     /// Whether `item` is an auxiliary image whose `auxC` says alpha.
-    private func isAlpha(_ item: Int, _ reader: inout ByteReader) -> Bool {
+    func isAlpha(_ item: Int, _ reader: inout ByteReader) -> Bool {
         guard let auxC = property("auxC", of: item), auxC.body.count > 4,
               let urn = reader.bytes(at: auxC.body.lowerBound + 4, min(auxC.body.count - 4, 64)) else { return false }
         return Self.alphaTypes.contains(String(decoding: urn.prefix { $0 != 0 }, as: UTF8.self))

@@ -32,6 +32,8 @@ struct HEIFItems {
         var extents: [Extent]?
         /// Its properties' 1-based indices in `ipco`; nil when `ipma` has no entry for it.
         var properties: [Int]?
+        /// Where the last byte of its `infe` box's flags lies (bit 0: hidden).
+        var flagsByte: Int?
 
         /// The number of bytes of data it has.
         var dataLength: Int { (extents ?? []).reduce(0) { $0.saturatingPlus($1.length) } }
@@ -192,6 +194,7 @@ struct HEIFItems {
                   let id = fields.take(version == 2 ? 2 : 4), fields.skip(2), let type = fields.bytes(4),
                   items[id]?.type.isEmpty ?? true else { return }
             items[id, default: Item()].type = String(decoding: type, as: UTF8.self)
+            items[id]?.flagsByte = box.body.lowerBound + 3
         }
         if entries > Limits.items { refuse("more than \(Limits.items) items") }
     }

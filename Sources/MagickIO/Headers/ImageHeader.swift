@@ -38,6 +38,10 @@ struct ImageHeader: Sendable, Hashable {
     /// HEIC/AVIF: the primary image's size as libheif decodes it, its `clap` and `irot` applied
     /// (``HEIFItems/shownSize(of:_:)``); `width` and `height` are the size it declares, as stored.
     var shown: ImageSize?
+    /// HEIC/AVIF: the primary image's grid when MagickIO decodes it a row of tiles at a time.
+    var tiling: HEIFTiling?
+    /// HEIC: the primary image when libheif's planar RGB is taken for its rows.
+    var planarImage: HEIFPlanarImage?
     /// Why the structure is unsafe to hand to ImageMagick at all, if it is.
     var corrupt: String?
     /// What refusing it for `corrupt` is: a corrupt image, or one MagickIO does not decode.
@@ -198,8 +202,15 @@ struct ImageHeader: Sendable, Hashable {
             header = header ?? ImageHeader(width: 0, height: 0)
             header?.corrupt = problem
             header?.refusal = inspection.unsupported ? .unsupportedFormat : .corruptImage
-        } else if let declared = header, inspection.largestPicture > declared.width.saturatingTimes(declared.height) {
-            header?.codedPixels = inspection.largestPicture
+        } else if let primary = items.primary {
+            if let declared = header, inspection.largestPicture > declared.width.saturatingTimes(declared.height) {
+                header?.codedPixels = inspection.largestPicture
+            } else {
+                header?.tiling = items.tiling(of: primary, &reader)
+            }
+            // A picture coded larger than shown (a height of 4284, coded in blocks to 4288) is
+            // counted at its coded size (``DecodeEstimate``), planar or not.
+            header?.planarImage = items.planarImage(of: primary, &reader)
         }
         return header
     }

@@ -18,6 +18,9 @@ struct StreamPlan: Sendable {
     /// HEIC/AVIF: the pixels of the larger picture than declared that libheif will hand over
     /// (``ImageHeader/codedPixels``), which the rows may then come at instead of `decoded`.
     var codedPixels: Int?
+    /// What turns the rows as they come into `decoded` (a HEIF grid's tiles come as stored:
+    /// ``HEIFTiling/orientation``); applied to the thumbnail.
+    var orientation: Orientation = .up
 }
 
 extension ImageSource {
@@ -69,7 +72,8 @@ extension ImageSource {
         let estimate = DecodeEstimate.streamed(format: format, header: header, stored: stored, decoded: decoded,
                                                output: plan.stored, fileBytes: bytes.count)
         return StreamPlan(decoder: decoder, scale: scale, stored: stored, decoded: decoded, estimate: estimate,
-                          codedPixels: format.isHEIF ? header.codedPixels : nil)
+                          codedPixels: format.isHEIF ? header.codedPixels : nil,
+                          orientation: format.isHEIF ? header.tiling?.orientation ?? .up : .up)
     }
 
     /// Refuses the own path's decode as ``checkLimits(frame:jpegHint:)`` refuses ImageMagick's:
@@ -92,14 +96,15 @@ extension ImageSource {
                 let decoder = try stream.decoder.open(self, stream, input: input.bytes, data: data, descriptor: descriptor,
                                                       size: size, interrupt: interrupt, idleCore: idleCore)
                 // A big image on an otherwise idle machine: decode on a second core (libheif
-                // has decoded a HEIF whole already: nothing is left to overlap).
-                let pipelined = idleCore && stream.decoder != .heif
+                // has decoded a HEIF whole already, unless its tiles come a row at a time:
+                // nothing is left to overlap).
+                let pipelined = idleCore && (stream.decoder != .heif || decoder is HEIFTileRows)
                     && stream.decoded.width.saturatingTimes(stream.decoded.height) >= Self.pipelineThreshold
                     ? PipelinedRows(decoder) : nil
                 defer { pipelined?.stop() }  // joined before the input goes away
                 let rows: RowSource = pipelined ?? decoder
                 try streamRows(rows, into: wand, size: plan.stored, expected: stream.decoded, codedPixels: stream.codedPixels,
-                               interrupt: interrupt)
+                               orientation: stream.orientation, interrupt: interrupt)
                 if let icc = rows.iccProfile {
                     do throws(MagickIOError) { try wand.setProfile("icc", icc) } catch { throw .fallback(error.description) }
                 }
@@ -165,11 +170,14 @@ extension ImageSource {
 
     /// Resamples every row of `rows` to `size` into a new image in `wand`. The rows come at
     /// `expected`, or (a HEIF picture larger than declared) at any size of at most `codedPixels`
-    /// no wider than the estimate counted.
-    private func streamRows(_ rows: RowSource, into wand: Wand, size: (width: Int, height: Int),
-                            expected: (width: Int, height: Int), codedPixels: Int?,
+    /// no wider than the estimate counted; `orientation` turns them into `expected` (they are
+    /// resampled as they come, and the thumbnail turned).
+    private func streamRows(_ rows: RowSource, into wand: Wand, size shown: (width: Int, height: Int),
+                            expected: (width: Int, height: Int), codedPixels: Int?, orientation: Orientation,
                             interrupt: Interrupt?) throws(RowSourceFailure) {
-        let asExpected = rows.width == expected.width && rows.height == expected.height
+        let turned = orientation.swapsWidthAndHeight
+        let size = turned ? (width: shown.height, height: shown.width) : shown
+        let asExpected = (turned ? (rows.height, rows.width) : (rows.width, rows.height)) == expected
         let asCoded = codedPixels.map { rows.width.saturatingTimes(rows.height) <= $0 && rows.width <= DecodeEstimate.maxCodedWidth } ?? false
         guard asExpected || asCoded else {
             throw .fallback("the decoder gave \(rows.width)x\(rows.height), the header \(expected.width)x\(expected.height)")
@@ -203,6 +211,8 @@ extension ImageSource {
                                  write: write, progress: progress)
         }
         try rows.finish()
+        guard orientation != .up else { return }
+        do throws(MagickIOError) { try wand.applyOrientation(orientation) } catch { throw .fallback(error.description) }
     }
 }
 
@@ -232,7 +242,12 @@ enum RowDecoder: Sendable, Hashable {
                          misread: source.header?.tiffPages.first.flatMap(TIFFRows.imageMagickMisreads),
                          strictness: source.decodingOptions.strictness)
         case .heif:
-            try HEIFRows(input, items: source.index?.heif, options: source.decodingOptions, interrupt: interrupt)
+            if let tiling = source.header?.tiling {
+                try HEIFTileRows(input, items: source.index?.heif, tiling: tiling, options: source.decodingOptions, interrupt: interrupt)
+            } else {
+                try HEIFRows(input, items: source.index?.heif, options: source.decodingOptions,
+                             planar: source.header?.planarImage != nil, interrupt: interrupt)
+            }
         }
     }
 

@@ -158,7 +158,16 @@ convert quadrants.png -fill magenta -opaque red -filter point -resize 320x240! -
 # what ImageMagick's pixel cache alone (8 bytes a pixel) cannot take within the default budget.
 convert quadrants.png -filter point -resize 5712x4284! -rotate 270 ppm:"$work/main.ppm"
 "$work/heif-fixture" -e 6 6 "$work/main.ppm" > phone-24mp.heic
+# A 48 MP photo (8064x6048) as one HEVC image, 4:2:0 as heif-enc writes it (no irot): libheif's
+# planar RGB is taken for its rows (issue 30).
+convert quadrants.png -filter point -resize 8064x6048! PNG24:"$work/main.png"
+heif-enc -q 50 "$work/main.png" -o phone-48mp.heic > /dev/null
 rm -rf "$work"
+
+# Grids of HEVC tiles turned and mirrored by the grid's irot and imir, whose tiles do not fill
+# the canvas, and a 48 MP phone photo's grid of 512x512 tiles (flat quadrants, 16 KB): decoded a
+# row of tiles at a time (issue 30).
+python3 ../../../scripts/heic-grid.py --fixtures .
 
 # Odd-but-valid and damaged files of the kinds real collections hold, one per class the sweep
 # found (scripts/world-fixtures.py says what each one is).
