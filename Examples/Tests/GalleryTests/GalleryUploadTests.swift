@@ -162,4 +162,71 @@ struct GalleryUploadTests {
             }
         }
     }
+
+    /// `name` from scripts/hostile-fixtures.py (the hostile families' one generator), written into
+    /// a scratch folder.
+    static func hostile(_ name: String) throws -> Data {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-hostile-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let script = Fixture.url("../../../scripts/hostile-fixtures.py")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path, folder.path, "--only", name]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "hostile-fixtures.py --only \(name)")
+        return try Data(contentsOf: folder.appendingPathComponent(name))
+    }
+
+    /// This process's children (the decode workers among them) and their states ("R" running,
+    /// "S" sleeping, ...), read from /proc.
+    static func childStates() -> [Int32: String] {
+        var states: [Int32: String] = [:]
+        let me = getpid()
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            // After "pid (comm) ": state, ppid, ...
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, Int32(fields[1]) == me { states[pid] = String(fields[0]) }
+        }
+        return states
+    }
+
+    @Test("four uploads at once of each costliest hostile family each get a typed answer, and leave no decode worker running",
+          .serialized, arguments: ["webp-anim-2000.webp", "webp-lossy-alpha-8191.webp", "heif-iref-500k.heic", "heif-hvcc-nal-6m.heic"])
+    func hostileUploadsAtOnce(name: String) async throws {
+        let body = try Self.hostile(name)
+        let folder = try GalleryFolder()
+        try await folder.application().test(.live) { client in
+            let answers = try await withThrowingTaskGroup(of: (status: Int, body: Data).self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        try await client.execute(uri: "/thumbnail?size=256", method: .post, body: ByteBuffer(bytes: body)) {
+                            (response: TestResponse) -> (status: Int, body: Data) in
+                            (response.status.code, Data(buffer: response.body))
+                        }
+                    }
+                }
+                var all: [(status: Int, body: Data)] = []
+                for try await answer in group { all.append(answer) }
+                return all
+            }
+            #expect(answers.count == 4)
+            for (status, answer) in answers {
+                // An image, or the refusal of a file too costly (413) or damaged (422): never a 500.
+                #expect([200, 413, 422].contains(status), "\(name): \(status) \(String(decoding: answer.prefix(300), as: UTF8.self))")
+                if status == 200 {
+                    let properties = try ImageSource(data: answer).properties(at: 0)
+                    #expect(max(properties.pixelWidth, properties.pixelHeight) <= 256)
+                }
+            }
+            try await client.execute(uri: "/health", method: .get) { response in
+                #expect(response.status == .ok)
+            }
+        }
+        // Every decode has answered: the workers kept for the next decodes wait, none decodes on.
+        try await eventually { !Self.childStates().values.contains { $0 == "R" || $0 == "D" } }
+    }
 }
