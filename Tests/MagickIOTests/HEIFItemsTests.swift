@@ -132,4 +132,14 @@ struct HEIFItemsTests {
             #expect(refused.primary == nil && !refused.impliedPrimary && refused.missingPrimary != nil, "\(name)")
         }
     }
+
+    @Test("a file without pitm cut short is corruptImage: libheif could not be shown a pitm past its end")
+    func impliedPrimaryCut() throws {
+        let whole = try Data(contentsOf: Fixture.url("avifs-10bit-no-pitm.avif"))
+        let error = #expect(throws: MagickIOError.self) {
+            _ = try ImageSource(data: whole.prefix(whole.count - 10)).thumbnail(maxPixelSize: 32)
+        }
+        #expect(error?.kind == .corruptImage, "\(String(describing: error))")
+        #expect(error?.message.contains("no pitm box, and bytes past its last whole box") == true, "\(String(describing: error))")
+    }
 }

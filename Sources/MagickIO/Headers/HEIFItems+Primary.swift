@@ -16,7 +16,7 @@ extension HEIFItems {
         for (id, item) in items where Self.impliedTypes.contains(item.type) {
             // A part of another image: libheif shows it with that image, never alone.
             guard referenced("auxl", from: id).isEmpty, referenced("thmb", from: id).isEmpty,
-                  referring("dimg", to: id).isEmpty, referenced("base", from: id).isEmpty else { continue }
+                  referring("dimg", to: id).isEmpty else { continue }
             guard item.dataLength > 0, declaredSize(of: id, &reader) != nil,
                   item.type == "grid" || property(item.type == "av01" ? "av1C" : "hvcC", of: id) != nil else { continue }
             guard let flags = item.flagsByte.flatMap({ reader.u8(at: $0) }) else { continue }
@@ -32,7 +32,7 @@ extension HEIFItems {
         case 1:
             if let problem = pitmProblem(for: candidates[0], &reader) {
                 missingPrimary = problem
-            } else {
+            } else if unreadable == nil {
                 primary = candidates[0]
                 impliedPrimary = true
             }
@@ -56,10 +56,13 @@ extension HEIFItems {
     static let maxCopiedMeta = 16 << 20
 
     /// Why libheif cannot be shown a `pitm` naming `item` as ``shownWithPrimary(_:)`` shows it, or nil.
-    private func pitmProblem(for item: Int, _ reader: inout ByteReader) -> String? {
+    /// A file that ends past its last whole box is ``unreadable`` instead (damaged, not unsupported).
+    private mutating func pitmProblem(for item: Int, _ reader: inout ByteReader) -> String? {
         let why = "the HEIF file names no primary image (no pitm box), and MagickIO cannot name item \(item) to libheif"
         guard let meta, let lastBox, lastBox.offset + lastBox.size == reader.count else {
-            return why + ": the file ends in bytes outside its boxes"
+            // Cut short, most likely: damaged rather than unsupported.
+            refuse("no pitm box, and bytes past its last whole box (is it cut short?)")
+            return nil
         }
         guard meta.size <= Self.maxCopiedMeta else { return why + ": its meta box of \(meta.size) bytes is over \(Self.maxCopiedMeta)" }
         guard reader.u32be(at: lastBox.offset) != 0 || lastBox.size <= Int(UInt32.max) else {

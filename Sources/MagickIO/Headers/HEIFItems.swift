@@ -158,7 +158,7 @@ struct HEIFItems {
 
     /// Sets `unreadable` to why MagickIO does not let libheif parse the file (the first reason
     /// found stays).
-    private mutating func refuse(_ why: String) {
+    mutating func refuse(_ why: String) {
         if unreadable == nil { unreadable = "the HEIF file has \(why)" }
     }
 

@@ -198,7 +198,7 @@ struct ImageHeader: Sendable, Hashable {
         if let primary = items.primary {
             inspection = items.inspect(decoding: primary, &reader)
             header?.shown = items.shownSize(of: primary, &reader)
-        } else if let missing = items.missingPrimary {
+        } else if items.unreadable == nil, let missing = items.missingPrimary {
             // No pitm and no one item to show instead (``HEIFItems/choosePrimary(_:)``): a valid
             // file, perhaps, whose picture MagickIO cannot tell.
             inspection = HEIFItems.Inspection(problem: missing, unsupported: true)
