@@ -52,10 +52,10 @@ extension HEIFItems {
         return "items " + ids.dropLast().map(String.init).joined(separator: ", ") + " and \(ids.last!)"
     }
 
-    /// The largest `meta` box MagickIO copies to show libheif a `pitm` (``shownWithPrimary(_:)``).
+    /// The largest `meta` box MagickIO copies to show libheif a `pitm` (``shownWithPrimary(_:shown:)``).
     static let maxCopiedMeta = 16 << 20
 
-    /// Why libheif cannot be shown a `pitm` naming `item` as ``shownWithPrimary(_:)`` shows it, or nil.
+    /// Why libheif cannot be shown a `pitm` naming `item` as ``shownWithPrimary(_:shown:)`` shows it, or nil.
     /// A file that ends past its last whole box is ``unreadable`` instead (damaged, not unsupported).
     private mutating func pitmProblem(for item: Int, _ reader: inout ByteReader) -> String? {
         let why = "the HEIF file names no primary image (no pitm box), and MagickIO cannot name item \(item) to libheif"
