@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from isobmff import box, boxes, full_box  # noqa: E402
+from isobmff import box, boxes, full_box, movie  # noqa: E402
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 W, H = 96, 64
@@ -103,13 +103,6 @@ def clap(width, height, horizontal_offset, vertical_offset):
     """A clean aperture of width x height whose centre is the offsets (in pixels) from the
     picture's centre."""
     return box(b"clap", struct.pack(">IIIIiIiI", width, 1, height, 1, horizontal_offset, 1, vertical_offset, 1))
-
-
-def movie():
-    """A `moov` box with a movie header only: where a sequence's track would be."""
-    return box(b"moov", full_box(b"mvhd", 0, 0, struct.pack(">IIII", 0, 0, 1000, 0) + struct.pack(">IH", 0x10000, 0x100)
-                                 + bytes(10) + struct.pack(">9I", 0x10000, 0, 0, 0, 0x10000, 0, 0, 0, 0x40000000)
-                                 + bytes(24) + struct.pack(">I", 2)))
 
 
 AVIF = [b"avif", b"mif1", b"avif", b"miaf", b"MA1B"]

@@ -2,8 +2,10 @@
 """Writes the fixtures of HEIF files whose items relate to each other in ways libheif 1.15 gets
 wrong or cannot decode (issue 30): alpha images without their own `ispe` or without the colour
 image's `irot`, items stored in `idat` under a `meta` box of size 0, a `grpl` box libheif 1.15
-cannot parse, a grid whose tile is also another grid's, an item predicted from another, and items
-coded with codecs libheif 1.15 has none for (`unci`, `avc1`).
+cannot parse, a grid whose tile is also another grid's, an item predicted from another, items
+coded with codecs libheif 1.15 has none for (`unci`, `avc1`), and AVIF image sequences whose
+`meta` box names no primary image (no `pitm`), 10 bits a sample, as libavif's
+Chimera-AV1-10bit-480x270.avif.
 
     python3 scripts/heif-items-fixtures.py OUT-DIR
 
@@ -19,7 +21,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from isobmff import box, boxes, full_box  # noqa: E402
+from isobmff import box, boxes, full_box, movie  # noqa: E402
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 W, H = 96, 64
@@ -82,10 +84,12 @@ ESSENTIAL = (b"av1C", b"hvcC", b"avcC", b"uncC", b"irot", b"imir", b"clap")
 
 
 def heif(items, references=(), brands=(b"avif", b"mif1", b"avif", b"miaf"), in_idat=False, meta_size0=False,
-         extra_meta=b""):
-    """A HEIF file of `items` [(id, type, properties, data)], item 1 primary, with `references`
-    [(type, from, [to])]: the data in an mdat box after the meta box, or in its idat box
-    (construction method 1); the meta box's size 0 ("to the end of the file") when `meta_size0`."""
+         extra_meta=b"", primary=1, hidden=(), extra_boxes=b"", mdat_size0=False):
+    """A HEIF file of `items` [(id, type, properties, data)], item `primary` primary (None: no
+    pitm), the items of `hidden` hidden, with `references` [(type, from, [to])]: the data in an
+    mdat box after the meta box and `extra_boxes`, or in its idat box (construction method 1);
+    the meta box's size 0 ("to the end of the file") when `meta_size0`, the mdat box's when
+    `mdat_size0`."""
     listed = []
     for _, _, properties, _ in items:
         for prop in properties:
@@ -104,10 +108,11 @@ def heif(items, references=(), brands=(b"avif", b"mif1", b"avif", b"miaf"), in_i
             at += len(data)
         body = b"".join([
             full_box(b"hdlr", 0, 0, b"\0" * 4 + b"pict" + b"\0" * 13),
-            full_box(b"pitm", 0, 0, struct.pack(">H", 1)),
+            full_box(b"pitm", 0, 0, struct.pack(">H", primary)) if primary is not None else b"",
             full_box(b"iloc", 1, 0, bytes([0x44, 0x00]) + struct.pack(">H", len(items)) + locations),
             full_box(b"iinf", 0, 0, struct.pack(">H", len(items)) + b"".join(
-                full_box(b"infe", 2, 0, struct.pack(">HH", item, 0) + kind + b"\0") for item, kind, _, _ in items)),
+                full_box(b"infe", 2, 1 if item in hidden else 0, struct.pack(">HH", item, 0) + kind + b"\0")
+                for item, kind, _, _ in items)),
             full_box(b"iref", 0, 0, iref) if references else b"",
             box(b"iprp", box(b"ipco", b"".join(listed)) + full_box(b"ipma", 0, 0, struct.pack(">I", len(items)) + ipma)),
             extra_meta,
@@ -117,9 +122,10 @@ def heif(items, references=(), brands=(b"avif", b"mif1", b"avif", b"miaf"), in_i
 
     ftyp = box(b"ftyp", brands[0] + bytes(4) + b"".join(brands[1:]))
     if in_idat:
-        return ftyp + meta(0)
-    start = len(ftyp) + len(meta(0)) + 8
-    return ftyp + meta(start) + box(b"mdat", b"".join(data for *_, data in items))
+        return ftyp + meta(0) + extra_boxes
+    start = len(ftyp) + len(meta(0)) + len(extra_boxes) + 8
+    mdat = box(b"mdat", b"".join(data for *_, data in items))
+    return ftyp + meta(start) + extra_boxes + (bytes(4) + mdat[4:] if mdat_size0 else mdat)
 
 
 def irot(quarter_turns_anticlockwise):
@@ -141,6 +147,13 @@ with tempfile.TemporaryDirectory() as work:
     subprocess.run(["heif-enc", "-A", "-q", "95", os.path.join(work, "rgba.png"), "-o", os.path.join(work, "rgba.avif")],
                    check=True, stdout=subprocess.DEVNULL)
     coded = coded_items(os.path.join(work, "rgba.avif"))
+    # 10 bits a sample, opaque: heif-enc writes that depth from a 16-bit PNG. libheif 1.15's aom
+    # encoder (aom 3.6) asserts on 10-bit 4:2:0 and 4:4:4 and fails on 10-bit alpha: 4:2:2.
+    subprocess.run(["convert", os.path.join(work, "rgba.pam"), "-alpha", "off", "-depth", "16",
+                    "PNG48:" + os.path.join(work, "rgb16.png")], check=True)
+    subprocess.run(["heif-enc", "-A", "-b", "10", "-p", "chroma=422", "-q", "95", os.path.join(work, "rgb16.png"), "-o",
+                    os.path.join(work, "rgb10.avif")], check=True, stdout=subprocess.DEVNULL)
+    coded10 = coded_items(os.path.join(work, "rgb10.avif"))
 colour_properties, colour = coded[1]
 alpha_properties, alpha = coded[2]
 assert any(is_kind(p, b"auxC") for p in alpha_properties), "heif-enc wrote item 2 as the alpha image"
@@ -194,3 +207,25 @@ uncc = full_box(b"uncC", 0, 0, struct.pack(">I", 0) + struct.pack(">I", 3) + b""
 out("heif-unci.heif", heif([(1, b"unci", [components, uncc, ispe(8, 8)], bytes(8 * 8 * 3))], brands=(b"mif1", b"mif1")))
 avcc = box(b"avcC", bytes([1, 0x42, 0, 0x1E, 0xFF, 0xE0, 0]))
 out("heif-avc1.heif", heif([(1, b"avc1", [avcc, ispe(W, H)], b"\0\0\0\x02\x65\x88")], brands=(b"avci", b"mif1", b"avci")))
+
+# AVIF image sequences (brands avis/msf1/miaf/MA1B, a movie box) whose meta box names no primary
+# image, as libavif's Chimera-AV1-10bit-480x270.avif: one 10-bit colour item, opaque (4:2:2).
+# libheif 1.15 refuses a file without pitm; MagickIO shows the item as the twin with its pitm
+# shows it: the quadrants, opaque, 10 bits a sample.
+AVIS = (b"avis", b"avis", b"msf1", b"miaf", b"MA1B")
+colour10_properties, colour10 = coded10[1]
+SEQUENCE = [(1, b"av01", colour10_properties, colour10)]
+out("avifs-10bit-pitm.avif", heif(SEQUENCE, brands=AVIS, extra_boxes=movie()))
+out("avifs-10bit-no-pitm.avif", heif(SEQUENCE, brands=AVIS, extra_boxes=movie(), primary=None))
+# The same with the mdat box last and of size 0 ("to the end of the file"): shown to libheif with
+# its size, as the meta box naming the primary image follows it.
+out("avifs-10bit-no-pitm-mdat-size0.avif", heif(SEQUENCE, brands=AVIS, extra_boxes=movie(), primary=None,
+                                                mdat_size0=True))
+# A colour item (1) and its alpha item (2), 8 bits, no pitm: the alpha item is the colour item's
+# part, so item 1 is shown, with its alpha (the quadrants with their alpha).
+out("avifs-alpha-no-pitm.avif", heif([(1, b"av01", colour_properties, colour), (2, b"av01", alpha_properties, alpha)],
+                                     ALPHA_OF_1, brands=AVIS, extra_boxes=movie(), primary=None))
+# Refused as unsupported: two colour items (1 and 3) and no pitm; the one item hidden.
+out("avifs-two-items-no-pitm.avif", heif(SEQUENCE + [(3, b"av01", colour10_properties, colour10)], brands=AVIS,
+                                         extra_boxes=movie(), primary=None))
+out("avifs-hidden-item-no-pitm.avif", heif(SEQUENCE, brands=AVIS, extra_boxes=movie(), primary=None, hidden=(1,)))

@@ -18,3 +18,10 @@ def boxes(data, start=0, end=None):
         size = end - start if size == 0 else size
         yield kind, start, start + 8, start + size
         start += size
+
+
+def movie():
+    """A `moov` box with a movie header only: where a sequence's track would be."""
+    return box(b"moov", full_box(b"mvhd", 0, 0, struct.pack(">IIII", 0, 0, 1000, 0) + struct.pack(">IH", 0x10000, 0x100)
+                                 + bytes(10) + struct.pack(">9I", 0x10000, 0, 0, 0, 0x10000, 0, 0, 0, 0x40000000)
+                                 + bytes(24) + struct.pack(">I", 2)))

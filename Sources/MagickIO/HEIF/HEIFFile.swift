@@ -11,17 +11,16 @@ final class HEIFFile {
     private let cursor: HEIFCursor
 
     /// The file's items as MagickIO's walker reads them: the walk its source made when it opened,
-    /// or one made on first use.
-    private(set) lazy var items: HEIFItems = {
-        var reader = ByteReader(bytes)
-        return HEIFItems.read(&reader)
-    }()
+    /// or one made as this file opened.
+    let items: HEIFItems
 
     var width: Int { Int(heif.image_handle_get_width(primary)) }
     var height: Int { Int(heif.image_handle_get_height(primary)) }
 
     /// Opens `bytes` under `options`' pixel count and memory budget; `items` is the walk its source
-    /// made when it opened (nil: one is made on first use). `unhiding`: the `infe` flags bytes
+    /// made when it opened (nil: one is made here). A file without `pitm` whose walk implies its
+    /// primary image (``HEIFItems/choosePrimary(_:)``) is shown one
+    /// (``HEIFItems/shownWithPrimary(_:shown:)``). `unhiding`: the `infe` flags bytes
     /// (offset: byte) shown to libheif without their hidden bit, so that it hands out those items'
     /// handles (``HEIFTiling``).
     init?(_ bytes: SourceBytes, items: HEIFItems?, options: DecodingOptions, unhiding: [Int: UInt8] = [:]) {
@@ -39,7 +38,20 @@ final class HEIFFile {
                                           UInt64(max(options.memoryBudget, 1)), UInt32(HEIFItems.Limits.references))
         // Tiles decode on the calling thread: MagickIO's concurrency is its own workers.
         heif.context_set_max_decoding_threads(context, 0)
-        cursor = HEIFCursor(bytes, shown: Self.shownBytes(bytes) + unhiding.sorted { $0.key < $1.key }.map { ($0.key, [$0.value & 0xFE]) })
+        var reader = ByteReader(bytes)
+        let walked = items ?? HEIFItems.read(&reader)
+        var shown = Self.shownBytes(bytes) + unhiding.sorted { $0.key < $1.key }.map { ($0.key, [$0.value & 0xFE]) }
+        var appended: [UInt8] = []
+        if walked.impliedPrimary {
+            // No pitm: libheif 1.15 opens no such file (HEIFItems+Primary.swift).
+            guard let withPrimary = walked.shownWithPrimary(&reader, shown: shown) else {
+                heif.context_free(context)
+                return nil
+            }
+            shown += withPrimary.replaced
+            appended = withPrimary.appended
+        }
+        cursor = HEIFCursor(bytes, shown: shown, appended: appended)
         let opened = heif.context_read_from_reader(context, heifReader, Unmanaged.passUnretained(cursor).toOpaque(), nil)
         var primary: OpaquePointer?
         guard opened.code == heif_error_Ok,
@@ -49,7 +61,7 @@ final class HEIFFile {
         }
         self.context = context
         self.primary = primary
-        if let items { self.items = items }
+        self.items = walked
     }
 
     /// What libheif's reader is shown in place of the file's own bytes, so that libheif 1.15 opens
@@ -292,11 +304,36 @@ private let heifCancel: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { u
 private final class HEIFCursor {
     let bytes: SourceBytes
     let shown: [(offset: Int, bytes: [UInt8])]
+    /// Bytes shown past the end of the file (a `meta` box naming the primary image).
+    let appended: [UInt8]
     var position = 0
 
-    init(_ bytes: SourceBytes, shown: [(offset: Int, bytes: [UInt8])]) {
+    init(_ bytes: SourceBytes, shown: [(offset: Int, bytes: [UInt8])], appended: [UInt8] = []) {
         self.bytes = bytes
         self.shown = shown
+        self.appended = appended
+    }
+
+    /// The length libheif sees: the file's, and what is appended.
+    var count: Int { bytes.count + appended.count }
+
+    /// Reads `size` bytes at the position into `data`, the file's and then the appended ones, with
+    /// `shown` over them; false when they are not all there.
+    func read(into data: UnsafeMutableRawPointer, size: Int) -> Bool {
+        guard size <= count - min(position, count) else { return false }
+        let fromFile = max(0, min(size, bytes.count - position))
+        if fromFile > 0 {
+            guard bytes.copy(at: position, into: UnsafeMutableRawBufferPointer(start: data, count: fromFile)) == fromFile else { return false }
+        }
+        if fromFile < size {
+            let start = position + fromFile - bytes.count
+            appended.withUnsafeBytes { source in
+                (data + fromFile).copyMemory(from: source.baseAddress! + start, byteCount: size - fromFile)
+            }
+        }
+        showBytes(data, count: size)
+        position += size
+        return true
     }
 
     /// Shows the bytes of `shown` that fall in the `count` bytes just read into `data`.
@@ -326,21 +363,17 @@ nonisolated(unsafe) private let heifReader: UnsafeMutablePointer<heif_reader> = 
     reader.pointee.read = { data, size, userdata in
         let cursor = cursor(userdata)
         guard size > 0 else { return 0 }  // an empty box body (AVIF's av1C has one), maybe no buffer
-        guard let data, size <= cursor.bytes.count - min(cursor.position, cursor.bytes.count) else { return 1 }
-        let got = cursor.bytes.copy(at: cursor.position, into: UnsafeMutableRawBufferPointer(start: data, count: size))
-        guard got == size else { return 1 }
-        cursor.showBytes(data, count: size)
-        cursor.position += size
+        guard let data, cursor.read(into: data, size: size) else { return 1 }
         return 0
     }
     reader.pointee.seek = { position, userdata in
         let cursor = cursor(userdata)
-        guard position >= 0, position <= Int64(cursor.bytes.count) else { return 1 }
+        guard position >= 0, position <= Int64(cursor.count) else { return 1 }
         cursor.position = Int(position)
         return 0
     }
     reader.pointee.wait_for_file_size = { target, userdata in
-        target <= Int64(cursor(userdata).bytes.count) ? heif_reader_grow_status_size_reached
+        target <= Int64(cursor(userdata).count) ? heif_reader_grow_status_size_reached
             : heif_reader_grow_status_size_beyond_eof
     }
     return reader

@@ -12,9 +12,9 @@ enum HEIFProperties {
     static func read(_ bytes: SourceBytes, format: ImageFormat, header: ImageHeader?, items: HEIFItems?,
                      options: DecodingOptions) throws(MagickIOError) -> ImageProperties {
         guard let file = HEIFFile(bytes, items: items, options: options) else {
-            // An image sequence without a primary item (libavif's Chimera-AV1-10bit, whose meta
-            // box lists an item but no pitm): nothing libheif 1.15 decodes, whatever the items'
-            // sizes say.
+            // An image sequence without a primary item (a track and no meta box; a meta box
+            // without pitm and one item to show instead is refused by the header, or shown one
+            // by HEIFFile): nothing libheif 1.15 decodes, whatever the items' sizes say.
             var reader = ByteReader(bytes)
             if !ISOBMFFBoxes.sequenceBrands.isDisjoint(with: ISOBMFFBoxes.brands(&reader)), items?.primary == nil {
                 throw MagickIOError(.unsupportedFormat, "the file is an \(format.rawValue.uppercased()) image sequence with no still image: libheif 1.15 reads no sequences")

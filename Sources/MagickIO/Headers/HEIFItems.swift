@@ -44,7 +44,13 @@ struct HEIFItems {
         var body: Range<Int>
     }
 
+    /// The primary image: the one `pitm` names, or, without a `pitm` box, the one image item
+    /// that can be it (``choosePrimary(_:)``, ``impliedPrimary``).
     var primary: Int?
+    /// Whether `primary` is implied, the file having no `pitm` box: libheif must be shown one.
+    var impliedPrimary = false
+    /// Why a file with items but no `pitm` box has no primary image MagickIO would show.
+    var missingPrimary: String?
     var items: [Int: Item] = [:]
     /// `iref`'s references by type, each way: `from` refers to each of `to` (`dimg`: a derived
     /// image to its inputs; `auxl`, `thmb`: an alpha image or a thumbnail to its master image).
@@ -54,6 +60,9 @@ struct HEIFItems {
     var unreadable: String?
     var properties: [Property] = []
     var idat: Range<Int>?
+    /// The top-level `meta` box, and the last top-level box that fits in the file.
+    var meta: ISOBMFFBoxes.Box?
+    var lastBox: ISOBMFFBoxes.Box?
 
     /// What MagickIO lets libheif parse. libheif 1.15 (Debian 12) reads `iinf`, `iloc`, `iref`,
     /// `ipma` and `hvcC` without limits and looks each item's references and properties up in the
@@ -87,9 +96,10 @@ struct HEIFItems {
     /// The items of the file in `reader`; empty when it has no `meta` box.
     static func read(_ reader: inout ByteReader) -> HEIFItems {
         var found = HEIFItems()
-        var metas: [Range<Int>] = []
+        var metas: [ISOBMFFBoxes.Box] = []
         ISOBMFFBoxes.walk(&reader, in: 0..<reader.count) { _, box in
-            if box.type == "meta" { metas.append(box.body) }
+            if box.type == "meta" { metas.append(box) }
+            found.lastBox = box
         }
         // libheif keeps the last meta box before the first box it cannot read, which need not be
         // the last one here.
@@ -97,7 +107,9 @@ struct HEIFItems {
             found.refuse("\(metas.count) meta boxes")
             return found
         }
-        guard let meta = metas.first, meta.count >= 4 else { return found }
+        guard let metaBox = metas.first, metaBox.body.count >= 4 else { return found }
+        let meta = metaBox.body
+        found.meta = metaBox
         var first: [String: Range<Int>] = [:]
         let children = ISOBMFFBoxes.walk(&reader, in: (meta.lowerBound + 4)..<meta.upperBound, limit: Limits.children + 1) { _, box in
             if first[box.type] == nil { first[box.type] = box.body }
@@ -138,12 +150,15 @@ struct HEIFItems {
             }
         }
         found.checkLimits(&reader)
+        if first["pitm"] == nil, !found.items.isEmpty, found.unreadable == nil {
+            found.choosePrimary(&reader)
+        }
         return found
     }
 
     /// Sets `unreadable` to why MagickIO does not let libheif parse the file (the first reason
     /// found stays).
-    private mutating func refuse(_ why: String) {
+    mutating func refuse(_ why: String) {
         if unreadable == nil { unreadable = "the HEIF file has \(why)" }
     }
 

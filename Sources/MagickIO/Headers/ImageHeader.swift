@@ -181,11 +181,12 @@ struct ImageHeader: Sendable, Hashable {
         }
     }
 
-    /// HEIF: the image spatial extent (`ispe`) of the primary item (`pitm`), found through the
-    /// item property associations (`ipma`); a grid image's tiles carry extents of their own. Without
-    /// a primary item's, the largest extent in the file. A primary image libheif must not be asked
-    /// to decode (``HEIFItems/inspect(decoding:_:)``) makes the header say why; a larger picture
-    /// than declared in its bitstreams or canvases is ``codedPixels``.
+    /// HEIF: the image spatial extent (`ispe`) of the primary item (`pitm`, or the one implied
+    /// without it: ``HEIFItems/choosePrimary(_:)``), found through the item property associations
+    /// (`ipma`); a grid image's tiles carry extents of their own. Without a primary item's, the
+    /// largest extent in the file. A primary image libheif must not be asked to decode
+    /// (``HEIFItems/inspect(decoding:_:)``), or none to show, makes the header say why; a larger
+    /// picture than declared in its bitstreams or canvases is ``codedPixels``.
     private static func parseISOBMFF(_ items: HEIFItems, _ reader: inout ByteReader) -> ImageHeader? {
         var chosen = items.primary.flatMap { items.declaredSize(of: $0, &reader) }
         if chosen == nil {
@@ -197,6 +198,10 @@ struct ImageHeader: Sendable, Hashable {
         if let primary = items.primary {
             inspection = items.inspect(decoding: primary, &reader)
             header?.shown = items.shownSize(of: primary, &reader)
+        } else if items.unreadable == nil, let missing = items.missingPrimary {
+            // No pitm and no one item to show instead (``HEIFItems/choosePrimary(_:)``): a valid
+            // file, perhaps, whose picture MagickIO cannot tell.
+            inspection = HEIFItems.Inspection(problem: missing, unsupported: true)
         }
         if let problem = inspection.problem {
             header = header ?? ImageHeader(width: 0, height: 0)

@@ -178,6 +178,11 @@ python3 ../../../scripts/world-fixtures.py .
 # the headers' size in the file-size field, a JPEG whose EXIF thumbnail is broken.
 python3 ../../../scripts/container-fixtures.py .
 
+# HEIF files whose items relate in ways libheif 1.15 gets wrong or cannot decode (issue 30):
+# alpha images it leaves out, items in idat under a meta box of size 0, a grpl box, shared tiles,
+# predicted items, codecs it has none for, and AVIF sequences whose meta box names no primary image.
+python3 ../../../scripts/heif-items-fixtures.py .
+
 # Animations (AnimationTests): GIFs written byte by byte with known rectangles, disposals, delays
 # and loop extensions, and gif2webp's animated WebP of the first (frames blended and disposed).
 python3 ../../../scripts/animation-fixtures.py .
