@@ -129,14 +129,19 @@ class BitWriter:
     """LSB-first bits, as VP8L reads them."""
 
     def __init__(self):
+        self.out = bytearray()
         self.bits, self.count = 0, 0
 
     def put(self, value, width):
         self.bits |= value << self.count
         self.count += width
+        while self.count >= 8:
+            self.out.append(self.bits & 0xFF)
+            self.bits >>= 8
+            self.count -= 8
 
     def bytes(self):
-        return self.bits.to_bytes((self.count + 7) // 8, "little")
+        return bytes(self.out) + (bytes([self.bits]) if self.count else b"")
 
 
 def vp8l_one_colour(width, height, argb=(255, 200, 30, 60)):
