@@ -17,6 +17,10 @@ The families, by file name:
   webp-lossless-16383.webp  16383x16383 VP8L of one colour (a few dozen bytes: every pixel codes in 0 bits)
   webp-anim-2000.webp    2,000 ANMF frames of 2500x2500, each a one-colour VP8L
   webp-lossy-alpha-8191.webp  8191x8191 lossy WebP whose alpha plane is a one-colour VP8L stream
+  webp-lossless-groups-65536.webp  1024x1024 VP8L whose entropy image names 65,536 prefix code groups
+                         (libwebp allocates about 12 KB of tables a group: 812 MB)
+  webp-lossy-alpha-groups-65536.webp  the same stream as a lossy 1024x1024 WebP's alpha plane
+  webp-lossless-groups-300.webp  100x100 VP8L naming 300 groups (small: a group count to read)
   tiff-float64-extras.tif   2000x2000 RGB + 13 float64 extra samples, one deflate strip
   tiff-rgba16-strip.tif  4400x4400 RGBA 16-bit in one deflate strip
   tiff-100k-ifds.tif     100,000 IFDs of 1x1
@@ -129,14 +133,19 @@ class BitWriter:
     """LSB-first bits, as VP8L reads them."""
 
     def __init__(self):
+        self.out = bytearray()
         self.bits, self.count = 0, 0
 
     def put(self, value, width):
         self.bits |= value << self.count
         self.count += width
+        while self.count >= 8:
+            self.out.append(self.bits & 0xFF)
+            self.bits >>= 8
+            self.count -= 8
 
     def bytes(self):
-        return self.bits.to_bytes((self.count + 7) // 8, "little")
+        return bytes(self.out) + (bytes([self.bits]) if self.count else b"")
 
 
 def vp8l_one_colour(width, height, argb=(255, 200, 30, 60)):
@@ -158,6 +167,81 @@ def vp8l_one_colour(width, height, argb=(255, 200, 30, 60)):
         w.put(symbol, 8)
     w.put(1, 1); w.put(0, 1); w.put(0, 1); w.put(0, 1)  # distance code: symbol 0, 1 bit
     return w.bytes()
+
+
+def vp8l_simple_code(w, symbol):
+    """A prefix code of one symbol, which every pixel takes in 0 bits."""
+    w.put(1, 1)  # simple code
+    w.put(0, 1)  # one symbol
+    if symbol < 2:
+        w.put(0, 1); w.put(symbol, 1)
+    else:
+        w.put(1, 1); w.put(symbol, 8)
+
+
+def vp8l_byte_code(w, alphabet):
+    """A normal prefix code over `alphabet` giving symbols 0-255 8 bits each (symbol n's code is
+    n) and the rest none: the code length code codes length 0 as bit 0 and length 8 as bit 1."""
+    w.put(0, 1)  # normal code
+    w.put(12 - 4, 4)  # 12 code length code lengths, up to symbol 8 in their stored order
+    for symbol in (17, 18, 0, 1, 2, 3, 4, 5, 16, 6, 7, 8):
+        w.put(1 if symbol in (0, 8) else 0, 3)
+    w.put(0, 1)  # every length stored
+    for symbol in range(alphabet):
+        w.put(1 if symbol < 256 else 0, 1)
+
+
+def vp8l_put_symbol(w, symbol):
+    """An 8-bit symbol of `vp8l_byte_code`, its code's first bit first."""
+    for bit in range(7, -1, -1):
+        w.put((symbol >> bit) & 1, 1)
+
+
+def vp8l_groups(width, height, groups, header=True, argb=(255, 40, 120, 200)):
+    """A VP8L bitstream whose entropy image (a group a 4x4 block) names `groups` prefix code
+    groups, each of five one-symbol codes: libwebp allocates every group's tables (about 12 KB a
+    group) though every pixel codes in 0 bits. The entropy image's green and red are coded 8
+    bits each. Without `header`, the stream of an ALPH chunk (the plane is the green)."""
+    w = BitWriter()
+    if header:
+        w.put(0x2F, 8); w.put(width - 1, 14); w.put(height - 1, 14); w.put(1, 1); w.put(0, 3)
+    w.put(0, 1)  # no transform
+    w.put(0, 1)  # no colour cache
+    w.put(1, 1)  # meta prefix codes
+    w.put(0, 3)  # of 4x4 blocks
+    blocks = ((width + 3) // 4) * ((height + 3) // 4)
+    w.put(0, 1)  # the entropy image: no colour cache; green and red of 8 bits, the rest one symbol
+    vp8l_byte_code(w, 280)
+    vp8l_byte_code(w, 256)
+    for _ in range(3):
+        vp8l_simple_code(w, 0)
+    for block in range(blocks):
+        group = block % groups
+        vp8l_put_symbol(w, group & 0xFF)  # green: the index's low byte
+        vp8l_put_symbol(w, group >> 8)  # red: its high byte
+    alpha, red, green, blue = argb
+    for _ in range(groups):
+        for symbol in (green, red, blue, alpha, 0):
+            vp8l_simple_code(w, symbol)
+    return w.bytes()
+
+
+def webp_lossless_groups(size, groups):
+    return riff(riff_chunk(b"VP8L", vp8l_groups(size, size, groups)))
+
+
+def webp_lossy_alpha_groups(size, groups):
+    """A lossy WebP whose ALPH chunk is `vp8l_groups`' stream (opaque), its VP8 frame's
+    partitions zeros (a grey picture)."""
+    alpha = b"\x01" + vp8l_groups(size, size, groups, header=False, argb=(255, 0, 255, 0))
+    return riff(riff_chunk(b"VP8X", bytes([0x10, 0, 0, 0]) + u24(size - 1) + u24(size - 1))
+                + riff_chunk(b"ALPH", alpha) + riff_chunk(b"VP8 ", vp8_zeros(size)))
+
+
+def vp8_zeros(size, first=16384, tokens=65536):
+    """A key frame of `size` x `size` whose two partitions are zeros: libwebp decodes a grey picture."""
+    return (struct.pack("<I", 0x10 | (first << 5))[:3] + b"\x9d\x01\x2a" + struct.pack("<HH", size, size)
+            + bytes(first + tokens))
 
 
 def riff(chunks):
@@ -572,6 +656,9 @@ FAMILIES = {
     "tiff-overlapping-ifds.tif": (tiff_overlapping_ifds, lambda: tiff_overlapping_ifds(400, 512)),
     "gif-frame-past-screen.gif": (gif_frame_past_screen, lambda: gif_frame_past_screen(2000)),
     "webp-lossy-alpha-8191.webp": (lambda: webp_lossy_alpha(8191), lambda: webp_lossy_alpha(8191)),
+    "webp-lossless-groups-65536.webp": (lambda: webp_lossless_groups(1024, 65536), lambda: webp_lossless_groups(256, 4096)),
+    "webp-lossy-alpha-groups-65536.webp": (lambda: webp_lossy_alpha_groups(1024, 65536), None),
+    "webp-lossless-groups-300.webp": (lambda: webp_lossless_groups(100, 300), lambda: webp_lossless_groups(100, 300)),
     "heif-iref-500k.heic": (lambda: heif_references(20_000, 500_000), lambda: heif_references(1_100, 1_100)),
     "heif-iref-10k.heic": (lambda: heif_references(1_000, 10_000), None),
     "heif-ipma-1m.heic": (lambda: heif_associations(20_000, 50), lambda: heif_associations(1_100, 2)),

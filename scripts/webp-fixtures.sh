@@ -16,6 +16,9 @@ cwebp -quiet -lossless "$work/small.png" -o webp-lossless.webp
 # Alpha: a lossy picture with its ALPH chunk (VP8X), and a lossless one (VP8L's own alpha).
 cwebp -quiet -q 85 -alpha_q 100 own-rgba16.png -o webp-lossy-alpha.webp
 cwebp -quiet -lossless -exact alpha.png -o webp-lossless-alpha.webp
+# Meta prefix codes: libwebp's encoder gives this picture two prefix code groups and a 10-bit
+# colour cache (WebPPrefixCodeTests reads them).
+cwebp -quiet -lossless -m 6 own-rgba16.png -o webp-lossless-groups.webp
 # Odd sides: the scaled sizes and the rescaler's last rows.
 convert photo.png -crop 161x97+37+51 +repage "$work/odd.png"
 cwebp -quiet -q 90 "$work/odd.png" -o webp-odd.webp

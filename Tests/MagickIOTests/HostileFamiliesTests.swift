@@ -82,6 +82,17 @@ struct HostileFamiliesTests {
         }, thumbnail: { #expect($0.errorKind == "limitExceeded", "\($0.summary)") })
     }
 
+    @Test("a 1024x1024 lossless WebP naming 65,536 prefix code groups (812 MB of libwebp's tables): refused by the budget",
+          .timeLimit(.minutes(5)), arguments: ["webp-lossless-groups-65536.webp", "webp-lossy-alpha-groups-65536.webp"])
+    func prefixCodeGroupFlood(name: String) throws {
+        try Self.check(name, properties: {
+            #expect($0.json["pixelWidth"] as? Int == 1024 && $0.json["hasAlpha"] as? Bool == true, "\($0.summary)")
+        }, thumbnail: {
+            #expect($0.errorKind == "limitExceeded", "\($0.summary)")
+            #expect($0.peakRSS <= 64 << 20, "\($0.summary)")
+        })
+    }
+
     @Test("an animated WebP of 2,000 frames of 2500x2500: frames capped, frame 0 thumbnailed alone",
           .timeLimit(.minutes(5)))
     func manyWebPFrames() throws {

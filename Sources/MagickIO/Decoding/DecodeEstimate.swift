@@ -10,7 +10,8 @@
 /// - PNG, interlaced: libpng's copy of the whole image (its stored bytes per pixel); plain: a row.
 /// - GIF: the frame's colour indices and ImageMagick's decode buffers (about 3 bytes a pixel).
 /// - WebP: libwebp's RGBA output (4 bytes a pixel, and a little more); a lossy picture with an
-///   alpha plane, also the plane and the lossless decode of it (5 bytes a pixel, ``alphaPlaneBytes``).
+///   alpha plane, also the plane and the lossless decode of it (5 bytes a pixel, ``alphaPlaneBytes``);
+///   and the tables of every prefix code group a VP8L stream names (``prefixCodeBytes``).
 /// - TIFF: what ImageMagick's coder and libtiff allocate for the page's layout (strips, tiles or
 ///   the whole image; samples, bit depth, predictor: ``TIFFLayout``); the costliest layout when
 ///   the page's cannot be read.
@@ -79,6 +80,7 @@ struct DecodeEstimate: Sendable, Hashable {
             if header?.isLossless == false, header?.hasAlpha != false {
                 extra = decoded.saturatingTimes(4).saturatingPlus(Self.alphaPlaneBytes(stored))
             }
+            extra = extra.saturatingPlus(Self.prefixCodeBytes(header, width: width, height: height))
         case .tiff:
             let pages = header?.tiffPages ?? []
             let layout = pages.indices.contains(page) ? pages[page] : TIFFLayout.costliest(width: width, height: height)
@@ -111,6 +113,12 @@ struct DecodeEstimate: Sendable, Hashable {
         storedPixels.saturatingTimes(5)
     }
 
+    /// What libwebp allocates for the prefix codes of a WebP's VP8L streams (``VP8LPrefixCodes``):
+    /// the worst case for a `width` x `height` stream when the walk did not read them.
+    static func prefixCodeBytes(_ header: ImageHeader?, width: Int, height: Int) -> Int {
+        (header?.vp8lCodes ?? .worstCase(width: width, height: height)).bytes
+    }
+
     /// What a thumbnail's resize adds to its decode: the result and its copy, 16-bit RGBA (16
     /// bytes a pixel), and the resampler's rows of the decoded width (a few rows of 4 floats).
     static func resizeBytes(from decodedWidth: Int, to output: (width: Int, height: Int)) -> Int {
@@ -128,7 +136,7 @@ struct DecodeEstimate: Sendable, Hashable {
     /// allowance. A WebP: libwebp's scaled RGBA output, the `fileBytes` its incremental decoder
     /// appends, and its state: for a lossless bitstream (or one not known to be lossy) the whole
     /// stored image and its transforms (5 bytes a pixel), for a lossy one its rows and, when it
-    /// may have alpha, ``alphaPlaneBytes``.
+    /// may have alpha, ``alphaPlaneBytes``; and ``prefixCodeBytes``.
     static func streamed(format: ImageFormat, header: ImageHeader?, stored: (width: Int, height: Int),
                          decoded: (width: Int, height: Int), output: (width: Int, height: Int),
                          fileBytes: Int = 0) -> DecodeEstimate {
@@ -144,6 +152,7 @@ struct DecodeEstimate: Sendable, Hashable {
                 : (header?.hasAlpha == false ? 0 : alphaPlaneBytes(storedPixels)).saturatingPlus(stored.width.saturatingTimes(64))
             extra = decoded.width.saturatingTimes(decoded.height).saturatingTimes(4)
                 .saturatingPlus(fileBytes).saturatingPlus(state)
+                .saturatingPlus(prefixCodeBytes(header, width: stored.width, height: stored.height))
         }
         if format == .tiff {
             extra = TIFFRows.streamedBytes(header?.tiffPages.first ?? .costliest(width: stored.width, height: stored.height),

@@ -21,6 +21,11 @@ struct ImageHeader: Sendable, Hashable {
     /// WebP: the image data is lossless (VP8L), for which libwebp holds the whole stored image
     /// while decoding; nil when the walk did not reach it (the cost model then assumes it is).
     var isLossless: Bool?
+    /// WebP: what libwebp allocates for the prefix codes of its VP8L streams (a lossless image, a
+    /// losslessly compressed alpha plane; an animation's costliest frame), ``VP8LPrefixCodes/none``
+    /// without one; a stream that cannot be read counts as its size's worst case, and nil (the
+    /// walk reached no image data) is costed so too.
+    var vp8lCodes: VP8LPrefixCodes?
     /// PNG: Adam7 interlacing, for which libpng holds the whole image while decoding.
     var isInterlaced = false
     /// PNG: where a text chunk holding EXIF as a "Raw profile type exif" lies (the whole chunk).
@@ -149,16 +154,65 @@ struct ImageHeader: Sendable, Hashable {
 
     private static func parseWebP(_ reader: inout ByteReader) -> ImageHeader? {
         guard var header = parseWebPBitstream(&reader) else { return nil }
-        // An extended file's EXIF chunk comes after the image data: walk the chunk headers to it.
-        RIFFChunks.walk(&reader) { reader, chunk in
-            if chunk.id == "VP8L" || chunk.id == "VP8 " {
-                header.isLossless = header.isLossless ?? (chunk.id == "VP8L")
-            }
-            guard chunk.id == "EXIF" else { return true }
-            header.orientation = reader.bytes(at: chunk.data.lowerBound, min(chunk.length, 1 << 16)).flatMap(EXIF.orientation)
-            return false
+        // An extended file's EXIF chunk comes after the image data: walk the chunk headers to it,
+        // and read each VP8L stream's prefix codes on the way.
+        var codes: VP8LPrefixCodes?
+        var sawEXIF = false
+        func count(_ stream: VP8LPrefixCodes) {
+            codes = codes.map { $0.bytes >= stream.bytes ? $0 : stream } ?? stream
         }
+        RIFFChunks.walk(&reader) { reader, chunk in
+            switch chunk.id {
+            case "VP8L", "VP8 ":
+                header.isLossless = header.isLossless ?? (chunk.id == "VP8L")
+                count(webPStream(chunk.id, data: chunk.data, &reader, width: header.width, height: header.height))
+            case "ALPH":
+                count(webPStream(chunk.id, data: chunk.data, &reader, width: header.width, height: header.height))
+            case "ANMF":
+                // A frame: its size, then its own ALPH, VP8 or VP8L chunk.
+                guard let head = reader.bytes(at: chunk.data.lowerBound, 12), chunk.length >= 16 else { return true }
+                let width = head.u24le(at: 6) + 1, height = head.u24le(at: 9) + 1
+                var inner = chunk.data.lowerBound + 16
+                while inner + 8 <= chunk.data.upperBound, let id = reader.bytes(at: inner, 4), let length = reader.u32le(at: inner + 4) {
+                    let data = (inner + 8)..<min((inner + 8).saturatingPlus(length), chunk.data.upperBound)
+                    count(webPStream(String(decoding: id, as: UTF8.self), data: data, &reader, width: width, height: height))
+                    inner = inner.saturatingPlus(8).saturatingPlus(length).saturatingPlus(length & 1)
+                }
+            case "EXIF" where !sawEXIF:
+                sawEXIF = true
+                header.orientation = reader.bytes(at: chunk.data.lowerBound, min(chunk.length, 1 << 16)).flatMap(EXIF.orientation)
+            default:
+                break
+            }
+            return true
+        }
+        header.vp8lCodes = codes
         return header
+    }
+
+    /// The prefix codes of a WebP chunk `id` of `data` for a picture of `width` x `height`: a
+    /// `VP8L` bitstream's (its own size, after its 5-byte header), an `ALPH` chunk's compressed
+    /// with VP8L (after its 1-byte header), none for a lossy `VP8 ` or an uncompressed plane; the
+    /// worst case for the size when the stream cannot be read.
+    private static func webPStream(_ id: String, data: Range<Int>, _ reader: inout ByteReader,
+                                   width: Int, height: Int) -> VP8LPrefixCodes {
+        switch id {
+        case "VP8L":
+            guard let head = reader.bytes(at: data.lowerBound, 5), head[0] == 0x2F else {
+                return .worstCase(width: width, height: height)
+            }
+            let bits = head.u32le(at: 1)
+            let size = (width: (bits & 0x3FFF) + 1, height: ((bits >> 14) & 0x3FFF) + 1)
+            return VP8LPrefixCodes.read(reader, from: data.lowerBound + 5, to: data.upperBound, width: size.width, height: size.height)
+                ?? .worstCase(width: max(size.width, width), height: max(size.height, height))
+        case "ALPH":
+            guard let method = reader.u8(at: data.lowerBound) else { return .worstCase(width: width, height: height) }
+            guard method & 3 == 1 else { return .none }
+            return VP8LPrefixCodes.read(reader, from: data.lowerBound + 1, to: data.upperBound, width: width, height: height)
+                ?? .worstCase(width: width, height: height)
+        default:
+            return .none
+        }
     }
 
     private static func parseWebPBitstream(_ reader: inout ByteReader) -> ImageHeader? {
