@@ -127,6 +127,28 @@ struct ContainerOdditiesTests {
         }
     }
 
+    @Test("an OS/2 2.x BMP's copy for ImageMagick ends after its pixels: a 64 MiB tail is neither copied nor costed, and the picture is its twin's")
+    func os2v2CopyEndsAtPixels() throws {
+        let clean = try Fixture.data("bmp-os2v2.bmp")
+        // 14 + 64 header bytes, 256 palette entries of 4 bytes, 32x16 pixels of 1 byte.
+        #expect(clean.count == 14 + 64 + 1024 + 512)
+        let tailed = clean + Data(count: 64 << 20)
+        for data in [clean, tailed] {
+            let source = try ImageSource(data: data)
+            // The copy: a 54-byte Windows 3 header, the palette, the pixels.
+            #expect(source.header?.copiedBytes == 54 + 1024 + 512)
+            // What the decode copies: from the palette (after the 78 header bytes) to the pixels' end.
+            let copy = try #require(try BMPHeader.read(.memory(data)).windowsHeaders(.memory(data)))
+            #expect(copy.restAt == 78 && copy.end == clean.count && copy.head.count == 54)
+            let image = try source.image(at: 0)
+            expect(try quadrants(image), [Self.red, Self.green, Self.blue, Self.yellow], "\(data.count) bytes")
+            #expect(image.warnings.isEmpty, "\(image.warnings)")
+        }
+        // Other BMPs are read as they are: nothing copied.
+        #expect(try Fixture.source("bmp-os2.bmp").header?.copiedBytes == 0)
+        #expect(try Fixture.source("bmp-rgb32-alpha-byte.bmp").header?.copiedBytes == 0)
+    }
+
     @Test("OS/2 2.x's own Huffman 1D coding is unsupportedFormat, named")
     func os2v2Huffman() throws {
         let error = #expect(throws: MagickIOError.self) { _ = try Fixture.source("bmp-os2v2-huffman.bmp").thumbnail(maxPixelSize: 16) }

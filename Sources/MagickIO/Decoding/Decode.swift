@@ -174,8 +174,8 @@ extension ImageSource {
         case .webp where count > 1:
             return bytes.webpFrames(through: last) ?? bytes
         case .bmp:
-            guard let (head, restAt) = try (try? BMPHeader.read(bytes))?.windowsHeaders(bytes) else { return bytes }
-            let file = try MemoryFile.make("magickio-bmp", head: head, then: bytes, from: restAt)
+            guard let (head, restAt, end) = try (try? BMPHeader.read(bytes))?.windowsHeaders(bytes) else { return bytes }
+            let file = try MemoryFile.make("magickio-bmp", head: head, then: bytes, from: restAt, upTo: end)
             defer { close(file) }
             if case .file(let original) = bytes { return .file(try OpenFile(duplicating: file, path: original.path)) }
             return .file(try OpenFile(duplicating: file))

@@ -86,7 +86,7 @@ struct DecodeEstimate: Sendable, Hashable {
             let layout = pages.indices.contains(page) ? pages[page] : TIFFLayout.costliest(width: width, height: height)
             extra = layout.coderBytes
         case .bmp:
-            extra = decoded.saturatingTimes(4)
+            extra = decoded.saturatingTimes(4).saturatingPlus(header?.copiedBytes ?? 0)
         case .heic, .avif:
             // A bitstream or canvas larger than declared: libheif hands over that picture.
             let pictured = Self.libheifPixels(stored: stored, header: header)

@@ -2,7 +2,7 @@ import Foundation
 
 /// A BMP's file and info headers, read once (`BMPHeader.read`) for its properties, for the check
 /// that makes a wrong file-size field harmless, and for the copy of an OS/2 2.x file ImageMagick
-/// is given (``BMPHeader/windowsCopy(of:)``).
+/// is given (``BMPHeader/windowsHeaders(_:)``).
 ///
 /// The info header's size says its kind: 12 is OS/2 1.x (16-bit sizes, 3-byte palette entries);
 /// 40, 52, 56, 108 and 124 are Windows'; any other size from 16 to 64 is OS/2 2.x, whose header
@@ -95,9 +95,12 @@ extension BMPHeader {
     /// palette of a header longer than 40 bytes from byte 54 on, 24 bytes early for a 64-byte
     /// one, and shows the picture in the wrong colours. nil for any other BMP (read as it is).
     ///
+    /// The rest is copied up to `end`, the end of the largest pixel array the header allows
+    /// (``copyEnd(_:)``), not of the file: a tail of any length after a small picture is not copied.
+    ///
     /// Throws ``MagickIOError/Kind/unsupportedFormat`` for OS/2 2.x's own codings, Huffman 1D (3)
     /// and RLE24 (4), which no decoder MagickIO uses reads.
-    func windowsHeaders(_ bytes: SourceBytes) throws(MagickIOError) -> (head: [UInt8], restAt: Int)? {
+    func windowsHeaders(_ bytes: SourceBytes) throws(MagickIOError) -> (head: [UInt8], restAt: Int, end: Int)? {
         guard isOS2v2 else { return nil }
         switch compression {
         case 0, 1, 2: break
@@ -113,13 +116,33 @@ extension BMPHeader {
         func put(_ value: Int, at offset: Int) {
             for i in 0..<4 { head[offset + i] = UInt8(truncatingIfNeeded: value >> (8 * i)) }
         }
-        if fileSizeField == bytes.count { put(bytes.count + moved, at: 2) }
+        // A right file-size field, or one that counts a tail after the pixels, says the copy's size.
+        let end = copyEnd(bytes.count)
+        if (end...bytes.count).contains(fileSizeField) { put(end + moved, at: 2) }
         put(pixelOffset + moved, at: 10)
         put(40, at: 14)
         if infoSize < 36, bitCount <= 8 {
             put(min(1 << bitCount, (pixelOffset - restAt) / 4), at: 46)
         }
-        return (head, restAt)
+        return (head, restAt, end)
+    }
+
+    /// Where the copy of an OS/2 2.x file (``windowsHeaders(_:)``) ends in a file of `count` bytes:
+    /// after the pixel array at its largest, rows padded to 4 bytes uncompressed, and for RLE4 and
+    /// RLE8 two bytes a pixel (each a run of one) and an end-of-line code a row, then the end of
+    /// the picture; or the file's end, if that comes first.
+    func copyEnd(_ count: Int) -> Int {
+        let rows = height.saturatingTimes(compression == 0 ? (width.saturatingTimes(bitCount).saturatingPlus(31) / 32 * 4)
+                                                               : width.saturatingTimes(2).saturatingPlus(2))
+        return min(count, pixelOffset.saturatingPlus(rows).saturatingPlus(compression == 0 ? 0 : 2))
+    }
+
+    /// The bytes of the copy of an OS/2 2.x file of `count` bytes ImageMagick reads
+    /// (``windowsHeaders(_:)``), which its decode holds besides the coder's own buffers; 0 for any
+    /// other BMP, read as it is.
+    func copiedBytes(_ count: Int) -> Int {
+        guard isOS2v2, [0, 1, 2].contains(compression) else { return 0 }
+        return max(copyEnd(count) - (14 + infoSize), 0).saturatingPlus(54)
     }
 }
 

@@ -4,8 +4,8 @@
 ///
 /// Parsed for JPEG (SOF segment, EXIF orientation), PNG (IHDR and the chunk headers), GIF
 /// (logical screen), WebP (VP8/VP8L/VP8X), TIFF (``TIFFHeader``, from the file's ``TIFFIndex``) and
-/// HEIC/AVIF (the primary item's `ispe`, else the largest). BMP, and a format a user allows beyond
-/// the default eight, have none: their cost needs only the frame's size (``DecodeEstimate``).
+/// HEIC/AVIF (the primary item's `ispe`, else the largest) and BMP (``BMPHeader``). A format a user
+/// allows beyond the default eight has none: its cost needs only the frame's size (``DecodeEstimate``).
 struct ImageHeader: Sendable, Hashable {
     var width: Int
     var height: Int
@@ -47,6 +47,9 @@ struct ImageHeader: Sendable, Hashable {
     var tiling: HEIFTiling?
     /// HEIC: the primary image when libheif's planar RGB is taken for its rows.
     var planarImage: HEIFPlanarImage?
+    /// BMP: the bytes of the copy of an OS/2 2.x file ImageMagick is given
+    /// (``BMPHeader/copiedBytes(_:)``), held beside the coder's buffers; 0 for other BMPs.
+    var copiedBytes = 0
     /// Why the structure is unsafe to hand to ImageMagick at all, if it is.
     var corrupt: String?
     /// What refusing it for `corrupt` is: a corrupt image, or one MagickIO does not decode.
@@ -65,9 +68,17 @@ struct ImageHeader: Sendable, Hashable {
         case .webp: header = parseWebP(&reader)
         case .tiff: header = index?.tiff.flatMap(TIFFHeader.parse)
         case .heic, .avif: header = index?.heif.flatMap { parseISOBMFF($0, &reader) }
+        case .bmp: header = parseBMP(bytes)
         default: header = nil
         }
         guard let header, header.corrupt != nil || (header.width > 0 && header.height > 0) else { return nil }
+        return header
+    }
+
+    private static func parseBMP(_ bytes: SourceBytes) -> ImageHeader? {
+        guard let bmp = try? BMPHeader.read(bytes) else { return nil }
+        var header = ImageHeader(width: bmp.width, height: bmp.height)
+        header.copiedBytes = bmp.copiedBytes(bytes.count)
         return header
     }
 
