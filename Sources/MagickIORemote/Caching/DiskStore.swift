@@ -87,13 +87,14 @@ final class DiskStore: Sendable {
 
     /// Each stored source: its data file, its last use, and the bytes of both its files.
     private func entries() -> [(data: URL, used: Date, bytes: Int)] {
-        let keys: [URLResourceKey] = [.contentModificationDateKey, .fileSizeKey]
-        guard let names = try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: keys) else { return [] }
-        return names.filter { $0.pathExtension == "source" }.compactMap { data in
-            guard let values = try? data.resourceValues(forKeys: Set(keys)) else { return nil }
+        let manager = FileManager.default
+        guard let names = try? manager.contentsOfDirectory(atPath: directory.path) else { return [] }
+        return names.filter { $0.hasSuffix(".source") }.compactMap { name in
+            let data = directory.appendingPathComponent(name)
+            guard let attributes = try? manager.attributesOfItem(atPath: data.path) else { return nil }
             let meta = data.deletingPathExtension().appendingPathExtension("json")
-            let metaBytes = (try? meta.resourceValues(forKeys: [.fileSizeKey]))?.fileSize ?? 0
-            return (data, values.contentModificationDate ?? .distantPast, (values.fileSize ?? 0) + metaBytes)
+            let metaBytes = ((try? manager.attributesOfItem(atPath: meta.path))?[.size] as? NSNumber)?.intValue ?? 0
+            return (data, attributes[.modificationDate] as? Date ?? .distantPast, ((attributes[.size] as? NSNumber)?.intValue ?? 0) + metaBytes)
         }
     }
 

@@ -96,6 +96,14 @@ private final class GateHandler: ChannelInboundHandler, RemovableChannelHandler 
         }
     }
 
+    /// Leaves before the channel's handlers are removed: the SOCKS handler, removed after it,
+    /// hands on what it had buffered as bytes, which this handler (reading `ClientMessage`s)
+    /// must not receive.
+    func channelInactive(context: ChannelHandlerContext) {
+        context.fireChannelInactive()
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+
     private func connect(_ target: SOCKSAddress, context: ChannelHandlerContext) {
         let loop = context.eventLoop
         let (host, port): (String, Int) = switch target {

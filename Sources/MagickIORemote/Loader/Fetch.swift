@@ -75,7 +75,7 @@ struct Fetcher: Sendable {
             case 304 where validators != nil:
                 return .notModified(freshUntil: Self.freshUntil(response.headers))
             case 200:
-                return .fetched(try await body(of: response, url: current, since: hopStart))
+                return .fetched(try await body(of: response, url: current, since: hopStart, deadline: hopDeadline))
             default:
                 _ = try? await response.body.collect(upTo: 64 << 10)
                 throw MagickIOError(.sourceUnavailable, "the source answered \(response.status.code) \(response.status.reasonPhrase)",
@@ -97,31 +97,49 @@ struct Fetcher: Sendable {
 
     /// The body, fed to an incremental source as it arrives; ends the download as soon as the
     /// length, the header or the bytes so far are over the limits.
-    private func body(of response: HTTPClientResponse, url: URL, since start: ContinuousClock.Instant) async throws(MagickIOError) -> Fetched {
+    private func body(of response: HTTPClientResponse, url: URL, since start: ContinuousClock.Instant,
+                      deadline: NIODeadline) async throws(MagickIOError) -> Fetched {
         let maxBytes = configuration.maxSourceBytes
         if let length = response.headers.first(name: "content-length").flatMap({ Int($0) }), length > maxBytes {
             throw Self.tooLarge(length, maxBytes, "Content-Length")
         }
         let incremental = IncrementalImageSource(options: configuration.decoding)
-        var bytes = Data()
-        var received = 0
-        var headerChecked = false
+        let read: (bytes: Data, received: Int, headerChecked: Bool)
         do {
-            for try await buffer in response.body {
-                received += buffer.readableBytes
-                guard received <= maxBytes else { throw Self.tooLarge(received, maxBytes, "the body") }
-                let chunk = Data(buffer.readableBytesView)
-                if keepsBytes { bytes.append(chunk) }
-                incremental.append(chunk)
-                if !headerChecked {
-                    headerChecked = try checkHeader(incremental)
+            // AsyncHTTPClient's deadline ends at the response head; the body races the hop's own.
+            read = try await withThrowingTaskGroup(of: (bytes: Data, received: Int, headerChecked: Bool)?.self) { group in
+                group.addTask {
+                    var bytes = Data()
+                    var received = 0
+                    var headerChecked = false
+                    for try await buffer in response.body {
+                        received += buffer.readableBytes
+                        guard received <= maxBytes else { throw Self.tooLarge(received, maxBytes, "the body") }
+                        let chunk = Data(buffer.readableBytesView)
+                        if keepsBytes { bytes.append(chunk) }
+                        incremental.append(chunk)
+                        if !headerChecked {
+                            headerChecked = try checkHeader(incremental)
+                        }
+                    }
+                    return (bytes, received, headerChecked)
                 }
+                group.addTask {
+                    let now = NIODeadline.now()
+                    let nanoseconds = deadline > now ? deadline.uptimeNanoseconds - now.uptimeNanoseconds : 0
+                    try await Task.sleep(for: .nanoseconds(Int64(clamping: nanoseconds)))
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let read = first else { throw HTTPClientError.deadlineExceeded }
+                return read
             }
         } catch let error as MagickIOError {
             throw error
         } catch {
             throw failure(error, url: url, since: start)
         }
+        let (bytes, received, headerChecked) = read
         incremental.append(Data(), isFinal: true)
         if !headerChecked { _ = try checkHeader(incremental) }
         guard let source = incremental.source else {
