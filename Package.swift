@@ -140,7 +140,7 @@ let package = Package(
         // The README's examples, compiled in sync and async contexts and run by ExamplesTests.
         .executableTarget(
             name: "APIExamples",
-            dependencies: ["MagickIO"],
+            dependencies: ["MagickIO", "MagickIORemote"],
             path: "Tests/APIExamples"
         ),
         // The cost model's calibration probe, run by CostModelTests in a process of its own.
@@ -162,6 +162,7 @@ let package = Package(
             dependencies: [
                 "MagickIO", "MagickIORemote",
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Remote"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Remote"])),
             ]
         ),
     ]

@@ -50,6 +50,21 @@ final class AddressGate: Sendable {
     func close() async {
         try? await channel.close()
     }
+
+    /// Why `host` would be refused, judged before the request is made: AsyncHTTPClient retries a
+    /// connection the gate refused until its connect timeout, so a source refused here fails at
+    /// once. The gate still checks the address it connects to (a name may resolve differently
+    /// by then).
+    static func precheck(_ host: String, port: Int, policy: AddressPolicy) async -> String? {
+        if let literal = try? SocketAddress(ipAddress: host, port: port) {
+            return policy.refusal(literal)
+        }
+        let addresses = try? await NIOThreadPool.singleton.runIfActive {
+            try GateHandler.resolve(host, port: port)
+        }
+        guard let addresses, !addresses.isEmpty else { return nil }  // the request fails on its own
+        return addresses.lazy.compactMap(policy.refusal).first.map { "\(host) resolves to \($0)" }
+    }
 }
 
 /// The gate's recent refusals, by `host:port`, for the error messages.
@@ -152,7 +167,7 @@ private final class GateHandler: ChannelInboundHandler, RemovableChannelHandler 
     }
 
     /// The name's addresses, as `getaddrinfo` gives them (TCP only).
-    private static func resolve(_ name: String, port: Int) throws -> [SocketAddress] {
+    static func resolve(_ name: String, port: Int) throws -> [SocketAddress] {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?

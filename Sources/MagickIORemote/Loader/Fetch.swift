@@ -45,6 +45,11 @@ struct Fetcher: Sendable {
         var redirects = 0
         while true {
             try checkAllowed(current)
+            let port = current.port ?? (current.scheme?.lowercased() == "https" ? 443 : 80)
+            if let reason = await AddressGate.precheck(Self.connectionHost(current), port: port, policy: AddressPolicy(configuration)) {
+                throw MagickIOError(.sourceNotAllowed, "the address guard refuses \(current.host ?? ""): \(reason)",
+                                    source: .init(url: current.absoluteString))
+            }
             let hopStart = ContinuousClock.now
             var request = HTTPClientRequest(url: current.absoluteString)
             request.headers.add(name: "Accept", value: "image/*")

@@ -19,9 +19,13 @@ final class TestOrigin: Sendable {
         var body = Data()
         /// The `Content-Length` sent.
         var contentLength: Length = .actual
-        /// Bytes written per `send`, with a pause between them when `pauseMicroseconds` is set.
+        /// Bytes written per `send`, with a pause between them when `pauseMicroseconds` is set;
+        /// the origin stops sending when the client closes during a pause.
         var chunkSize = 64 << 10
         var pauseMicroseconds: UInt32 = 0
+        /// A longer pause after the first chunk: a client that refuses from what it has by then
+        /// closes, and the origin never sends the rest, however slow the client was to decide.
+        var firstPauseMicroseconds: UInt32?
         /// Waits for ``TestOrigin/release(_:)`` of this name before answering.
         var heldUntil: String?
 
@@ -149,9 +153,25 @@ final class TestOrigin: Sendable {
                 counts.withLock { $0[request.path]!.closedEarly += 1 }
                 return
             }
+            let pause = offset == 0 ? response.firstPauseMicroseconds ?? response.pauseMicroseconds : response.pauseMicroseconds
             offset += chunk.count
-            if response.pauseMicroseconds > 0 { usleep(response.pauseMicroseconds) }
+            if pause > 0, Self.closedByPeer(connection, withinMicroseconds: pause) {
+                counts.withLock { $0[request.path]!.closedEarly += 1 }
+                return
+            }
         }
+    }
+
+    /// Linux's POLLRDHUP (the peer shut its side), which Glibc's module leaves out without _GNU_SOURCE.
+    private static let pollReadHangUp: Int16 = 0x2000
+
+    /// Waits up to `microseconds` for the peer to close (or reset) the connection.
+    private static func closedByPeer(_ connection: Int32, withinMicroseconds microseconds: UInt32) -> Bool {
+        var entry = pollfd(fd: connection, events: Int16(POLLIN) | Self.pollReadHangUp, revents: 0)
+        guard poll(&entry, 1, Int32(max(microseconds / 1000, 1))) > 0 else { return false }
+        var byte: UInt8 = 0
+        return entry.revents & (Self.pollReadHangUp | Int16(POLLHUP) | Int16(POLLERR)) != 0
+            || recv(connection, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0
     }
 
     /// What `send` took of `data` before it failed (the peer gone).
