@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let package = Package(
@@ -7,10 +7,23 @@ let package = Package(
         .library(name: "MagickIO", targets: ["MagickIO"]),
         .executable(name: "thumbnail", targets: ["thumbnail"]),
         .executable(name: "imageinfo", targets: ["imageinfo"]),
+        // Remote images (RemoteImageLoader), on AsyncHTTPClient. Its module is empty unless the
+        // `Remote` trait is enabled, and only then does SwiftPM resolve AsyncHTTPClient and its
+        // stack: a package that uses MagickIO alone resolves no HTTP stack.
+        .library(name: "MagickIORemote", targets: ["MagickIORemote"]),
+    ],
+    traits: [
+        .trait(name: "Remote", description: "Builds MagickIORemote (remote images over HTTP, on AsyncHTTPClient)."),
+        .default(enabledTraits: []),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
+        // MagickIORemote's, resolved only with the `Remote` trait: AsyncHTTPClient, and the SwiftNIO
+        // packages beneath it for the address guard's SOCKS5 listener (NIOSOCKS in swift-nio-extras).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.30.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.26.0"),
     ],
     targets: [
         .systemLibrary(
@@ -78,6 +91,17 @@ let package = Package(
             name: "MagickIO",
             dependencies: ["CMagickWand", "CMagickCompat", "CHeif", "CCodecs", "CMagickMemory", "CResample", "CWorker"]
         ),
+        .target(
+            name: "MagickIORemote",
+            dependencies: [
+                "MagickIO",
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Remote"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Remote"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Remote"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Remote"])),
+                .product(name: "NIOSOCKS", package: "swift-nio-extras", condition: .when(traits: ["Remote"])),
+            ]
+        ),
         // The examples' shared code. The gallery example is a package of its own
         // (Examples/Package.swift, which builds this folder as ExamplesShared): every package that
         // depends on MagickIO resolves this manifest's dependencies, and Hummingbird's SwiftNIO,
@@ -116,7 +140,7 @@ let package = Package(
         // The README's examples, compiled in sync and async contexts and run by ExamplesTests.
         .executableTarget(
             name: "APIExamples",
-            dependencies: ["MagickIO"],
+            dependencies: ["MagickIO", "MagickIORemote"],
             path: "Tests/APIExamples"
         ),
         // The cost model's calibration probe, run by CostModelTests in a process of its own.
@@ -130,6 +154,16 @@ let package = Package(
             dependencies: ["MagickIO", "CTestCodecs"],
             exclude: ["Fixtures/make-fixtures.sh", "Fixtures/make-thumbhash-references.py"],
             resources: [.copy("Fixtures")]
+        ),
+        // MagickIORemote's tests, against an origin of their own on loopback (Support/). Empty
+        // unless the `Remote` trait is enabled: `swift test --traits Remote`.
+        .testTarget(
+            name: "MagickIORemoteTests",
+            dependencies: [
+                "MagickIO", "MagickIORemote",
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Remote"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Remote"])),
+            ]
         ),
     ]
 )

@@ -29,6 +29,10 @@ struct GalleryError: Error, HTTPResponseError {
         case .fileNotFound: .notFound
         case .cancelled: .init(code: 499, reasonPhrase: "Client Closed Request")
         case .encodingFailed, .io: .internalServerError
+        // A remote source (MagickIORemote): refused by the allowed sources or the address guard,
+        // or failed upstream: 504 when it timed out, 502 otherwise.
+        case .sourceNotAllowed: .forbidden
+        case .sourceUnavailable: error.source?.timedOut == true ? .gatewayTimeout : .badGateway
         }
         self.init(status, kind: error.kind.rawValue, error.message)
     }

@@ -84,7 +84,7 @@ struct ErrorTests {
     func kindNames() {
         #expect(MagickIOError.Kind.allCases.map(\.rawValue) == [
             "fileNotFound", "emptyData", "unsupportedFormat", "formatNotAllowed", "corruptImage",
-            "limitExceeded", "frameOutOfRange", "encodingFailed", "cancelled", "io",
+            "limitExceeded", "frameOutOfRange", "encodingFailed", "cancelled", "io", "sourceNotAllowed", "sourceUnavailable",
         ])
     }
 

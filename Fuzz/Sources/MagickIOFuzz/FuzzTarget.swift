@@ -96,7 +96,7 @@ public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         switch error.kind {
         case .emptyData, .unsupportedFormat, .formatNotAllowed, .corruptImage, .limitExceeded, .frameOutOfRange:
             break  // what untrusted bytes are allowed to cause
-        case .fileNotFound, .encodingFailed, .cancelled, .io:
+        case .fileNotFound, .encodingFailed, .cancelled, .io, .sourceNotAllowed, .sourceUnavailable:
             fatalError("unexpected error for in-memory input: \(error)")
         }
     } catch {

@@ -35,6 +35,30 @@ public struct MagickIOError: Error, Sendable, Hashable, CustomStringConvertible,
         case cancelled
         /// Reading or writing a file failed.
         case io
+        /// A remote source refused before any byte was fetched: its URL is outside the allowed
+        /// sources, or its address is one the address guard refuses (loopback, private,
+        /// link-local, ...). See ``MagickIOError/source``.
+        case sourceNotAllowed
+        /// A remote source failed: it answered an error status, too many redirects, timed out or
+        /// broke off. See ``MagickIOError/source`` for the status or the reason.
+        case sourceUnavailable
+    }
+
+    /// For ``Kind/sourceNotAllowed`` and ``Kind/sourceUnavailable``: the URL, and the HTTP status
+    /// or the timeout that failed it, so that a proxy can tell 502 from 504.
+    public struct Source: Sendable, Hashable {
+        /// The URL asked for, or the redirect hop that failed.
+        public var url: String
+        /// The HTTP status the source answered, when it answered one.
+        public var status: Int?
+        /// Whether a timeout (connect, download or the whole request) ended it.
+        public var timedOut: Bool
+
+        public init(url: String, status: Int? = nil, timedOut: Bool = false) {
+            self.url = url
+            self.status = status
+            self.timedOut = timedOut
+        }
     }
 
     /// Which limit was exceeded, the value asked for and the limit.
@@ -45,6 +69,12 @@ public struct MagickIOError: Error, Sendable, Hashable, CustomStringConvertible,
         public var requested: Int
         /// The limit in force.
         public var limit: Int
+
+        public init(name: String, requested: Int, limit: Int) {
+            self.name = name
+            self.requested = requested
+            self.limit = limit
+        }
     }
 
     /// What went wrong.
@@ -55,13 +85,18 @@ public struct MagickIOError: Error, Sendable, Hashable, CustomStringConvertible,
     public var severity: Severity?
     /// For ``Kind/limitExceeded`` raised by MagickIO's own checks: which limit, and the numbers.
     public var limit: Limit?
+    /// For the remote kinds (``Kind/sourceNotAllowed``, ``Kind/sourceUnavailable``): which
+    /// source, and its status or timeout.
+    public var source: Source?
 
-    /// Makes an error; MagickIO's own checks use this, and so may tests of code built on MagickIO.
-    public init(_ kind: Kind, _ message: String, severity: Severity? = nil, limit: Limit? = nil) {
+    /// Makes an error; MagickIO's own checks use this, and so may tests of code built on MagickIO
+    /// and MagickIORemote.
+    public init(_ kind: Kind, _ message: String, severity: Severity? = nil, limit: Limit? = nil, source: Source? = nil) {
         self.kind = kind
         self.message = message
         self.severity = severity
         self.limit = limit
+        self.source = source
     }
 
     public var description: String {
