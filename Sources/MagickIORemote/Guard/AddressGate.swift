@@ -42,7 +42,7 @@ final class AddressGate: Sendable {
     }
 
     /// Why the last connection to `host:port` since `start` was refused, if it was: the loader
-    /// turns AsyncHTTPClient's SOCKS failure into ``MagickIOError/Kind/sourceNotAllowed`` with it.
+    /// turns AsyncHTTPClient's SOCKS failure into `MagickIOError/Kind/sourceNotAllowed` with it.
     func refusal(host: String, port: Int, since start: ContinuousClock.Instant) -> String? {
         refusals.reason(host: host, port: port, since: start)
     }

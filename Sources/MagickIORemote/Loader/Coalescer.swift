@@ -4,7 +4,7 @@ import Synchronization
 
 /// Identical requests in flight share one piece of work: the first starts it, the others wait for
 /// it, and it is cancelled only when every waiter has gone (the way Nuke and Kingfisher coalesce).
-/// A waiter that is cancelled returns at once with ``MagickIOError/Kind/cancelled``.
+/// A waiter that is cancelled returns at once with `MagickIOError/Kind/cancelled`.
 final class Coalescer<Value: Sendable>: Sendable {
     private struct Entry {
         var generation: UInt64

@@ -25,7 +25,7 @@ extension RemoteImageLoader {
         /// fe80::/10) may be connected to.
         public var allowLinkLocal = false
         /// The most bytes a source may have: a larger `Content-Length` is refused before the body
-        /// is read, and a body that grows past it is cut off (``MagickIOError/Kind/limitExceeded``).
+        /// is read, and a body that grows past it is cut off (`MagickIOError/Kind/limitExceeded`).
         public var maxSourceBytes = 32 << 20
         /// The most redirects followed for one source; each hop is checked again.
         public var maxRedirects = 5
@@ -42,7 +42,7 @@ extension RemoteImageLoader {
         /// nil keeps none on disk.
         public var diskCache: DiskCache?
         /// The limits a source's header is checked against as soon as it has arrived, and that
-        /// its ``ImageSource`` decodes with.
+        /// its `ImageSource` decodes with.
         public var decoding = DecodingOptions()
 
         public init() {}

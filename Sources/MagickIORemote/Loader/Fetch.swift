@@ -32,7 +32,7 @@ struct Fetched: Sendable {
 
 /// One fetch of a source: the redirects followed one hop at a time (each hop's URL checked against
 /// the allowed sources, each connection by the address gate), the body streamed into an
-/// ``IncrementalImageSource`` and refused as soon as its header or its length says so.
+/// `IncrementalImageSource` and refused as soon as its header or its length says so.
 struct Fetcher: Sendable {
     let client: HTTPClient
     let gate: AddressGate
@@ -180,9 +180,9 @@ struct Fetcher: Sendable {
                       limit: .init(name: "maxSourceBytes", requested: bytes, limit: limit))
     }
 
-    /// An error of AsyncHTTPClient's (or the task's) as a ``MagickIOError``: a connection the gate
-    /// refused is ``MagickIOError/Kind/sourceNotAllowed``, cancellation ``MagickIOError/Kind/cancelled``,
-    /// anything else ``MagickIOError/Kind/sourceUnavailable``.
+    /// An error of AsyncHTTPClient's (or the task's) as a `MagickIOError`: a connection the gate
+    /// refused is `MagickIOError/Kind/sourceNotAllowed`, cancellation `MagickIOError/Kind/cancelled`,
+    /// anything else `MagickIOError/Kind/sourceUnavailable`.
     private func failure(_ error: any Error, url: URL, since start: ContinuousClock.Instant) -> MagickIOError {
         let text = url.absoluteString
         if let refused = error as? SOCKSError.ConnectionFailed, refused.reply == .notAllowed {

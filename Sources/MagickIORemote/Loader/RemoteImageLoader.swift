@@ -50,7 +50,7 @@ public final class RemoteImageLoader: Sendable {
         disk = configuration.diskCache.map(DiskStore.init)
     }
 
-    /// An ``ImageSource`` of the image at `url`: from the caches when fresh (or revalidated with
+    /// An `ImageSource` of the image at `url`: from the caches when fresh (or revalidated with
     /// `ETag`/`Last-Modified`), otherwise downloaded, the header checked against
     /// ``Configuration/decoding`` as soon as it has arrived.
     ///
@@ -59,12 +59,12 @@ public final class RemoteImageLoader: Sendable {
     /// print(source.format, try source.properties(at: 0).pixelWidth)
     /// ```
     ///
-    /// - Throws: a ``MagickIOError``: ``MagickIOError/Kind/sourceNotAllowed`` for a URL outside the
-    ///   allowed sources or an address the guard refuses, ``MagickIOError/Kind/sourceUnavailable``
+    /// - Throws: a `MagickIOError`: `MagickIOError/Kind/sourceNotAllowed` for a URL outside the
+    ///   allowed sources or an address the guard refuses, `MagickIOError/Kind/sourceUnavailable`
     ///   for an error status, too many redirects, a timeout or a broken connection,
-    ///   ``MagickIOError/Kind/limitExceeded`` for a source over ``Configuration/maxSourceBytes`` or
-    ///   a header over the decoding limits, ``MagickIOError/Kind/cancelled``, and what
-    ///   ``ImageSource/init(data:options:)`` throws for the bytes.
+    ///   `MagickIOError/Kind/limitExceeded` for a source over ``Configuration/maxSourceBytes`` or
+    ///   a header over the decoding limits, `MagickIOError/Kind/cancelled`, and what
+    ///   `ImageSource/init(data:options:)` throws for the bytes.
     public func source(for url: URL) async throws -> ImageSource {
         try await cachedSource(url).source
     }
@@ -77,7 +77,7 @@ public final class RemoteImageLoader: Sendable {
     /// let jpeg = try await thumb.encoded(as: .jpeg(quality: 85))
     /// ```
     ///
-    /// - Throws: a ``MagickIOError``: what ``source(for:)`` throws, and what the thumbnail's decode throws.
+    /// - Throws: a `MagickIOError`: what ``source(for:)`` throws, and what the thumbnail's decode throws.
     public func thumbnail(of url: URL, maxPixelSize: Int) async throws -> Image {
         let cached = try await cachedSource(url)
         let key = "thumbnail \(maxPixelSize) \(cached.version) \(url.absoluteString)"
