@@ -31,7 +31,7 @@ extension Gallery {
                 }
                 incremental.append(Data(buffer.readableBytesView))
                 if !headerChecked {
-                    headerChecked = try checkHeader(incremental)
+                    headerChecked = try incremental.checkHeader()
                 }
             }
         } catch let error as MagickIOError {
@@ -44,7 +44,7 @@ extension Gallery {
         }
         incremental.append(Data(), isFinal: true)
         do {
-            if !headerChecked { _ = try checkHeader(incremental) }
+            if !headerChecked { _ = try incremental.checkHeader() }
             guard let source = incremental.source else {
                 throw MagickIOError(.corruptImage, "the body is not a complete image")
             }
@@ -55,25 +55,6 @@ extension Gallery {
             return Response(status: .ok, headers: [.contentType: "image/jpeg"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
         } catch let error as MagickIOError {
             throw GalleryError(error)
-        }
-    }
-
-    /// Throws when the source has failed or its header announces an image over the limits;
-    /// returns whether the header has been checked.
-    private func checkHeader(_ incremental: IncrementalImageSource) throws -> Bool {
-        switch incremental.status {
-        case .failed(let error):
-            throw error
-        case .waitingForHeader:
-            return false
-        case .headerComplete, .complete:
-            let properties = try incremental.properties(at: 0)
-            let pixels = properties.pixelWidth.multipliedReportingOverflow(by: properties.pixelHeight)
-            let limit = uploads.decodingOptions.maxPixelCount
-            if pixels.overflow || pixels.partialValue > limit {
-                throw MagickIOError(.limitExceeded, "maxPixelCount: \(properties.pixelWidth)x\(properties.pixelHeight) is more than \(limit) pixels")
-            }
-            return true
         }
     }
 

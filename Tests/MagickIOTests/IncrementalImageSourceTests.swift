@@ -116,6 +116,26 @@ struct IncrementalImageSourceTests {
         #expect(try source.properties(at: 0) == whole.properties(at: 0))
     }
 
+    @Test("checkHeader: false until the header is in, true within the pixel count, limitExceeded past it, and the failure once failed")
+    func checkHeader() throws {
+        let data = try Fixture.data("photo.jpg")  // 320x240
+        let sofEnd = try #require(Self.jpegFrameHeaderEnd([UInt8](data)))
+        let within = IncrementalImageSource(options: DecodingOptions(maxPixelCount: 320 * 240))
+        let over = IncrementalImageSource(options: DecodingOptions(maxPixelCount: 320 * 240 - 1))
+        for source in [within, over] {
+            source.append(data.prefix(sofEnd - 1))
+            #expect(try source.checkHeader() == false)
+            source.append(data[(sofEnd - 1)..<sofEnd])
+        }
+        #expect(try within.checkHeader())
+        let error = #expect(throws: MagickIOError.self) { try over.checkHeader() }
+        #expect(error?.kind == .limitExceeded && error?.limit?.name == "maxPixelCount" && error?.limit?.requested == 320 * 240,
+                "\(String(describing: error))")
+        let text = IncrementalImageSource()
+        text.append(Data(String(repeating: "<html>", count: 100).utf8))
+        #expect(throws: MagickIOError.self) { try text.checkHeader() }
+    }
+
     @Test("PNG: the header is complete once the first IDAT chunk has begun",
           arguments: ["photo.png", "alpha.png"], chunkSizes)
     func pngHeaderAtImageData(name: String, chunk: Int) throws {

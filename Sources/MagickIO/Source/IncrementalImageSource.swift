@@ -182,6 +182,36 @@ public final class IncrementalImageSource: Sendable {
         return frames[index]
     }
 
+    /// Whether the header has arrived and frame 0 is within ``decodingOptions``' pixel count: what a
+    /// server checks after each append, to refuse a decompression bomb before the rest of it
+    /// arrives. False while the header is awaited.
+    ///
+    /// ```swift
+    /// incremental.append(chunk)
+    /// if try incremental.checkHeader() { headerChecked = true }   // throws for a bomb
+    /// ```
+    ///
+    /// - Throws: the error the status failed with, or ``MagickIOError/Kind/limitExceeded`` (limit
+    ///   `maxPixelCount`) for a frame 0 of more pixels.
+    public func checkHeader() throws(MagickIOError) -> Bool {
+        switch status {
+        case .failed(let error):
+            throw error
+        case .waitingForHeader:
+            return false
+        case .headerComplete, .complete:
+            let properties: ImageProperties
+            do { properties = try self.properties(at: 0) } catch { throw error as? MagickIOError ?? MagickIOError(.corruptImage, "\(error)") }
+            let pixels = properties.pixelWidth.multipliedReportingOverflow(by: properties.pixelHeight)
+            let limit = decodingOptions.maxPixelCount
+            if pixels.overflow || pixels.partialValue > limit {
+                throw MagickIOError(.limitExceeded, "maxPixelCount: \(properties.pixelWidth)x\(properties.pixelHeight) is more than \(limit) pixels",
+                                    limit: .init(name: "maxPixelCount", requested: pixels.overflow ? .max : pixels.partialValue, limit: limit))
+            }
+            return true
+        }
+    }
+
     /// Decodes frame `index` whole, once the image is complete: `ImageSource/image(at:)` on
     /// ``source`` (`MagickReadImageBlob`).
     ///

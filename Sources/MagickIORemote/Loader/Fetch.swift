@@ -124,7 +124,7 @@ struct Fetcher: Sendable {
                         if keepsBytes { bytes.append(chunk) }
                         incremental.append(chunk)
                         if !headerChecked {
-                            headerChecked = try checkHeader(incremental)
+                            headerChecked = try incremental.checkHeader()
                         }
                     }
                     return (bytes, received, headerChecked)
@@ -146,33 +146,12 @@ struct Fetcher: Sendable {
         }
         let (bytes, received, headerChecked) = read
         incremental.append(Data(), isFinal: true)
-        if !headerChecked { _ = try checkHeader(incremental) }
+        if !headerChecked { _ = try incremental.checkHeader() }
         guard let source = incremental.source else {
             throw MagickIOError(.corruptImage, "the body is not a complete image")
         }
         let validators = Validators(etag: response.headers.first(name: "etag"), lastModified: response.headers.first(name: "last-modified"))
         return Fetched(source: source, bytes: keepsBytes ? bytes : nil, byteCount: received, validators: validators, freshUntil: Self.freshUntil(response.headers))
-    }
-
-    /// Throws when the source has failed or its header is over the limits; returns whether the
-    /// header has been checked.
-    private func checkHeader(_ incremental: IncrementalImageSource) throws(MagickIOError) -> Bool {
-        switch incremental.status {
-        case .failed(let error):
-            throw error
-        case .waitingForHeader:
-            return false
-        case .headerComplete, .complete:
-            let properties: ImageProperties
-            do { properties = try incremental.properties(at: 0) } catch { throw error as! MagickIOError }
-            let pixels = properties.pixelWidth.multipliedReportingOverflow(by: properties.pixelHeight)
-            let limit = configuration.decoding.maxPixelCount
-            if pixels.overflow || pixels.partialValue > limit {
-                throw MagickIOError(.limitExceeded, "maxPixelCount: \(properties.pixelWidth)x\(properties.pixelHeight) is more than \(limit) pixels",
-                                    limit: .init(name: "maxPixelCount", requested: pixels.overflow ? .max : pixels.partialValue, limit: limit))
-            }
-            return true
-        }
     }
 
     private static func tooLarge(_ bytes: Int, _ limit: Int, _ what: String) -> MagickIOError {
