@@ -124,22 +124,8 @@ final class HEIFFile {
     func decodeInterleaved(_ handle: OpaquePointer, what: String, interrupt: Interrupt?) throws(MagickIOError) -> Decoded {
         let detached = handle == primary ? detachedAlpha() : nil
         let hasAlpha = detached != nil || heif.image_handle_has_alpha_channel(handle) != 0
-        let options = heif.decoding_options_alloc()
-        defer { heif.decoding_options_free(options) }
-        options?.pointee.convert_hdr_to_8bit = 1
-        if let interrupt {
-            magickio_heif_set_cancel(options, heifCancel, Unmanaged.passUnretained(interrupt).toOpaque())
-        }
-        var image: OpaquePointer?
-        let status = withExtendedLifetime(interrupt) {
-            heif.decode_image(handle, &image, heif_colorspace_RGB, hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
-                              options)
-        }
-        if status.code != heif_error_Ok {
-            try interrupt?.check()  // libheif stopped because the interrupt asked it to
-        }
-        try Self.check(status, "decoding \(what)")
-        guard let image else { throw MagickIOError(.corruptImage, "libheif returned no image for \(what)") }
+        let image = try decodeRGB(handle, chroma: hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
+                                  hdrTo8Bit: true, what: what, interrupt: interrupt)
         let width = Int(heif.image_get_width(image, heif_channel_interleaved))
         let height = Int(heif.image_get_height(image, heif_channel_interleaved))
         var stride: Int32 = 0
@@ -161,6 +147,29 @@ final class HEIFFile {
         return Decoded(image: image, plane: plane, width: width, height: height, stride: Int(stride), channels: channels)
     }
 
+    /// libheif's decode of `handle` to RGB in `chroma` (HDR converted to 8 bits if `hdrTo8Bit`),
+    /// `interrupt` as its cancel callback (libheif 1.19 and later); released with
+    /// `heif.image_release(image)`. A decode the interrupt stopped throws the interrupt's error.
+    private func decodeRGB(_ handle: OpaquePointer, chroma: heif_chroma, hdrTo8Bit: Bool, what: String,
+                           interrupt: Interrupt?) throws(MagickIOError) -> OpaquePointer {
+        let options = heif.decoding_options_alloc()
+        defer { heif.decoding_options_free(options) }
+        if hdrTo8Bit { options?.pointee.convert_hdr_to_8bit = 1 }
+        if let interrupt {
+            magickio_heif_set_cancel(options, heifCancel, Unmanaged.passUnretained(interrupt).toOpaque())
+        }
+        var image: OpaquePointer?
+        let status = withExtendedLifetime(interrupt) {
+            heif.decode_image(handle, &image, heif_colorspace_RGB, chroma, options)
+        }
+        if status.code != heif_error_Ok {
+            try interrupt?.check()  // libheif stopped because the interrupt asked it to
+        }
+        try Self.check(status, "decoding \(what)")
+        guard let image else { throw MagickIOError(.corruptImage, "libheif returned no image for \(what)") }
+        return image
+    }
+
     /// The image of `handle` decoded by libheif to planar RGB, 8 bits a sample, upright: for an
     /// 8-bit image without alpha, the RGB libheif 1.15 makes before it interleaves it (it
     /// converts to planar RGB whatever it is asked for), without the interleaved copy. Nil, with
@@ -169,20 +178,7 @@ final class HEIFFile {
     func decodePlanarRGB(_ handle: OpaquePointer, what: String, interrupt: Interrupt?) throws(MagickIOError) -> PlanarRGB? {
         guard heif.image_handle_get_luma_bits_per_pixel(handle) == 8, heif.image_handle_has_alpha_channel(handle) == 0,
               handle != primary || detachedAlpha() == nil else { return nil }
-        let options = heif.decoding_options_alloc()
-        defer { heif.decoding_options_free(options) }
-        if let interrupt {
-            magickio_heif_set_cancel(options, heifCancel, Unmanaged.passUnretained(interrupt).toOpaque())
-        }
-        var image: OpaquePointer?
-        let status = withExtendedLifetime(interrupt) {
-            heif.decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_444, options)
-        }
-        if status.code != heif_error_Ok {
-            try interrupt?.check()  // libheif stopped because the interrupt asked it to
-        }
-        try Self.check(status, "decoding \(what)")
-        guard let image else { throw MagickIOError(.corruptImage, "libheif returned no image for \(what)") }
+        let image = try decodeRGB(handle, chroma: heif_chroma_444, hdrTo8Bit: false, what: what, interrupt: interrupt)
         let width = Int(heif.image_get_width(image, heif_channel_R)), height = Int(heif.image_get_height(image, heif_channel_R))
         var planes: [(UnsafePointer<UInt8>, Int)] = []
         for channel in [heif_channel_R, heif_channel_G, heif_channel_B] {
