@@ -165,6 +165,17 @@ int mio_tiff_read_row(mio_tiff *t, uint8_t *out) {
     return 0;
 }
 
+int mio_tiff_seek_row(mio_tiff *t, uint32_t row) {
+    const mio_tiff_info *info = &t->layout;
+    uint32_t per = info->rows_per_strip < info->height ? info->rows_per_strip : info->height;
+    if (t->mode != MODE_SCANLINES || row >= info->height || per == 0 || row % per != 0) {
+        mio_tiff_set_message(t, "a row that does not start a strip");
+        return -1;
+    }
+    t->row = row;
+    return 0;
+}
+
 const uint8_t *mio_tiff_icc(mio_tiff *t, size_t *length) {
     *length = 0;
     uint32_t count = 0;

@@ -204,6 +204,101 @@ struct OwnTIFFDecoderTests {
         #expect(try two.pixels(.rgba8) == one.pixels(.rgba8))
     }
 
+    @Test("strips decoded on two threads, a band each in turn, are the rows one decoder reads; damage and a stop reach the reader")
+    func bandedRows() throws {
+        let directory = try TemporaryDirectory("banded-rows")
+        // 700x300 in strips of 16 rows: bands of 32 rows, the last of 12.
+        let lzw = directory.url.appendingPathComponent("lzw.tif")
+        try LargeTIFFs.write(to: lzw, width: 700, height: 300, .rgb(compression: 5, tiled: false))
+        let page = try #require(try ImageSource(url: lzw).header?.tiffPages.first)
+        #expect(TIFFRows.bandRows(page) == 32)
+        // A deflate TIFF with bytes of its seventh band's strips overwritten: zlib refuses them.
+        let deflate = directory.url.appendingPathComponent("deflate.tif")
+        try LargeTIFFs.write(to: deflate, width: 700, height: 300, .rgb(compression: 8, tiled: false))
+        var damaged = try Data(contentsOf: deflate)
+        let offsets = try #require(Self.stripOffsets(damaged))
+        #expect(offsets.count == 19)
+        for i in 0..<64 { damaged[offsets[13] + 4 + i] ^= 0x5A }
+
+        func withRows(_ bytes: Data, _ body: (() throws(RowSourceFailure) -> TIFFRows) throws -> Void) throws {
+            try bytes.withUnsafeBytes { raw in
+                let base = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                try body { () throws(RowSourceFailure) in
+                    try TIFFRows(input: base, descriptor: -1, size: raw.count, stored: (700, 300), allocationLimit: 64 << 20)
+                }
+            }
+        }
+        try withRows(try Data(contentsOf: lzw)) { open in
+            let direct = try open(), banded = BandedRows(try open(), try open(), bandRows: 32)
+            #expect(banded.width == 700 && banded.height == 300 && banded.channels == 3)
+            var a = [Float](repeating: 0, count: 700 * 3), b = a
+            for y in 0..<300 {
+                try direct.readRow(into: &a)
+                try banded.readRow(into: &b)
+                #expect(a == b, "row \(y)")
+            }
+            try direct.finish()
+            try banded.finish()
+            // Stopped after a few rows: both threads joined, nothing left running.
+            let stopped = BandedRows(try open(), try open(), bandRows: 32)
+            for _ in 0..<40 { try stopped.readRow(into: &a) }
+            stopped.stop()
+        }
+        try withRows(damaged) { open in
+            var row = [Float](repeating: 0, count: 700 * 3)
+            func failure(_ rows: RowSource) -> RowSourceFailure? {
+                do throws(RowSourceFailure) {
+                    for _ in 0..<300 { try rows.readRow(into: &row) }
+                    try rows.finish()
+                } catch {
+                    return error
+                }
+                return nil
+            }
+            let banded = BandedRows(try open(), try open(), bandRows: 32)
+            guard case .fallback(let reason)? = failure(banded) else {
+                Issue.record("the damaged strip did not reach the reader")
+                return
+            }
+            #expect(reason.contains("libtiff"), "\(reason)")
+            guard case .fallback? = failure(try open()) else {
+                Issue.record("one decoder read past the damaged strip")
+                return
+            }
+        }
+        // Through the thumbnail: ImageMagick's path takes the damaged file, as it would with one decoder.
+        let file = directory.url.appendingPathComponent("damaged.tif")
+        try damaged.write(to: file)
+        let source = try ImageSource(url: file, options: DecodingOptions().inProcess)
+        let two = Result { try CacheGate.$idleCoreOverride.withValue(true) { try source.thumbnail(maxPixelSize: 100) } }
+        let one = Result { try CacheGate.$idleCoreOverride.withValue(false) { try source.thumbnail(maxPixelSize: 100) } }
+        switch (two, one) {
+        case (.success(let a), .success(let b)):
+            #expect(a.decoder == b.decoder && a.decoder == .imageMagick)
+            #expect(try a.pixels(.rgba8) == b.pixels(.rgba8))
+        case (.failure(let a as MagickIOError), .failure(let b as MagickIOError)):
+            #expect(a.kind == b.kind, "\(a) / \(b)")
+        default:
+            Issue.record("two threads and one disagree: \(two) / \(one)")
+        }
+    }
+
+    /// The StripOffsets of a little-endian TIFF's first directory (LONG values), or nil.
+    static func stripOffsets(_ data: Data) -> [Int]? {
+        let bytes = [UInt8](data)
+        func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+        func u32(_ at: Int) -> Int { u16(at) | u16(at + 2) << 16 }
+        guard bytes.count > 8, bytes[0] == 0x49 else { return nil }
+        let ifd = u32(4)
+        for entry in 0..<u16(ifd) {
+            let at = ifd + 2 + 12 * entry
+            guard u16(at) == 273, u16(at + 2) == 4 else { continue }
+            let count = u32(at + 4), values = count == 1 ? at + 8 : u32(at + 8)
+            return (0..<count).map { u32(values + 4 * $0) }
+        }
+        return nil
+    }
+
     // MARK: - Helpers
 
     /// 4670x6170 1-bit G4 (the issue's scanned page) and 6000x4000 RGB, LZW in strips or

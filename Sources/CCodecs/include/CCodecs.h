@@ -224,6 +224,10 @@ int mio_tiff_start(mio_tiff *tiff, mio_tiff_info *info);
 // and floating-point samples as tiff_rows_samples.c says (8 bits from signed 8, else 16). 0 on success;
 // -1 on an error, and when libtiff reported one while reading the row.
 int mio_tiff_read_row(mio_tiff *tiff, uint8_t *row);
+// Makes `row` the next row mio_tiff_read_row reads: the first row of a strip of a contiguous
+// page read a strip row at a time (libtiff starts that strip afresh), so that two handles on one
+// file can decode strips apart. 0 on success; -1 for any other row or layout.
+int mio_tiff_seek_row(mio_tiff *tiff, uint32_t row);
 // The ICC profile (TIFFTAG_ICCPROFILE), owned by libtiff, or NULL.
 const uint8_t *mio_tiff_icc(mio_tiff *tiff, size_t *length);
 const char *mio_tiff_message(const mio_tiff *tiff);

@@ -24,7 +24,13 @@ final class PipelinedRows: RowSource {
         iccProfile = source.iccProfile
         ring = Ring(source: source, slots: slots)
         let ring = ring
-        let thread = Thread { ring.produce() }
+        Self.startDecoderThread { ring.produce() }
+    }
+
+    /// Starts a thread that decodes rows (``BandedRows`` starts two): a small stack, as decoders
+    /// keep their state on the heap.
+    static func startDecoderThread(_ body: @escaping @Sendable () -> Void) {
+        let thread = Thread(block: body)
         thread.stackSize = 1 << 20
         thread.start()
     }

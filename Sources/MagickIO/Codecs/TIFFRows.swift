@@ -102,6 +102,14 @@ final class TIFFRows: RawRowSource {
         rowsRead += 1
     }
 
+    /// Makes `row`, the first row of a strip, the next one read (``BandedRows``: two decoders on
+    /// one file, each reading its own strips).
+    func seek(toRow row: Int) throws(RowSourceFailure) {
+        guard let row32 = UInt32(exactly: row) else { throw .fallback("row \(row) is out of the page") }
+        try check(mio_tiff_seek_row(decoder, row32))
+        rowsRead = row
+    }
+
     func convert(_ raw: UnsafeRawPointer, into row: UnsafeMutablePointer<Float>) {
         let count = width * channels
         SampleConversion.convert(raw, bytesPerSample: Int(info.output_bytes), count: count, into: row)
@@ -202,6 +210,35 @@ extension TIFFRows {
         case 6: return page.compression == 7 && samples == 3
         default: return false
         }
+    }
+
+    /// The rows of a band when a page of `page`'s layout is decoded on two threads
+    /// (``BandedRows``), or nil when it is not: a contiguous page in strips, compressed (an
+    /// uncompressed strip costs a copy, not a decode), read a strip row at a time (not through the
+    /// RGBA interface), of at least four bands. A band is whole strips, at least
+    /// ``BandedRows/minimumBandRows`` rows, and the three bands held at once fit in
+    /// ``BandedRows/maximumBandBytes``.
+    static func bandRows(_ page: TIFFLayout) -> Int? {
+        guard takes(page), page.tile == nil, !(page.isPlanar && page.samplesPerPixel > 1),
+              page.compression != 1, page.compression != 6, page.photometric != 6 || page.compression == 7,
+              let strip = page.rowsPerStrip, strip > 0, strip < page.height else { return nil }
+        let rows = (BandedRows.minimumBandRows + strip - 1) / strip * strip
+        guard page.height / rows >= 4,
+              BandedRows.slots.saturatingTimes(rows).saturatingTimes(outputRowBytes(page)) <= BandedRows.maximumBandBytes else { return nil }
+        return rows
+    }
+
+    /// At most the bytes of one row as the own path hands it out: 4 channels of 2 bytes.
+    static func outputRowBytes(_ page: TIFFLayout) -> Int {
+        max(page.width, 1).saturatingTimes(8)
+    }
+
+    /// What decoding a page of `page`'s layout on two threads adds (``bandRows(_:)``): the second
+    /// decoder (``streamedBytes(_:fileBytes:)`` again) and the bands held. Zero when it would not be.
+    static func bandedBytes(_ page: TIFFLayout, fileBytes: Int) -> Int {
+        guard let rows = bandRows(page) else { return 0 }
+        return streamedBytes(page, fileBytes: fileBytes)
+            .saturatingPlus(BandedRows.slots.saturatingTimes(rows).saturatingTimes(outputRowBytes(page)))
     }
 
     /// What ImageMagick 6.9.11's TIFF coder misreads in a page of `page`'s layout, or nil:

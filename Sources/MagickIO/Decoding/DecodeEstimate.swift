@@ -14,7 +14,8 @@
 ///   and the tables of every prefix code group a VP8L stream names (``prefixCodeBytes``).
 /// - TIFF: what ImageMagick's coder and libtiff allocate for the page's layout (strips, tiles or
 ///   the whole image; samples, bit depth, predictor: ``TIFFLayout``); the costliest layout when
-///   the page's cannot be read.
+///   the page's cannot be read. The own path in strips counts a second decoder and its bands
+///   (``TIFFRows/bandedBytes(_:fileBytes:)``), which it uses when a core is idle.
 /// - BMP: ImageMagick reads the stored pixel data whole (4 bytes a pixel).
 /// - HEIC/AVIF (decoded by MagickIO through libheif, ``HEIFPrimary``): libheif's YCbCr planes,
 ///   the codec's reference frames and the interleaved RGB(A) copy; about 8 bytes a pixel (12 with
@@ -155,8 +156,8 @@ struct DecodeEstimate: Sendable, Hashable {
                 .saturatingPlus(prefixCodeBytes(header, width: stored.width, height: stored.height))
         }
         if format == .tiff {
-            extra = TIFFRows.streamedBytes(header?.tiffPages.first ?? .costliest(width: stored.width, height: stored.height),
-                                           fileBytes: fileBytes)
+            let page = header?.tiffPages.first ?? .costliest(width: stored.width, height: stored.height)
+            extra = TIFFRows.streamedBytes(page, fileBytes: fileBytes).saturatingPlus(TIFFRows.bandedBytes(page, fileBytes: fileBytes))
         }
         var overhead = fixedOverhead
         // A grid decoded a row of tiles at a time (``HEIFTiling``) comes at its canvas's width.

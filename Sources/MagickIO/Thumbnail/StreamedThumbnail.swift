@@ -95,14 +95,9 @@ extension ImageSource {
             Result { () throws(RowSourceFailure) in
                 let decoder = try stream.decoder.open(self, stream, input: input.bytes, data: data, descriptor: descriptor,
                                                       size: size, interrupt: interrupt, idleCore: idleCore)
-                // A big image on an otherwise idle machine: decode on a second core (libheif
-                // has decoded a HEIF whole already, unless its tiles come a row at a time:
-                // nothing is left to overlap).
-                let pipelined = idleCore && (stream.decoder != .heif || decoder is HEIFTileRows)
-                    && stream.decoded.width.saturatingTimes(stream.decoded.height) >= Self.pipelineThreshold
-                    ? PipelinedRows(decoder) : nil
-                defer { pipelined?.stop() }  // joined before the input goes away
-                let rows: RowSource = pipelined ?? decoder
+                let (rows, stop) = try reader(of: decoder, stream, input: input.bytes, data: data, descriptor: descriptor,
+                                              size: size, interrupt: interrupt, idleCore: idleCore)
+                defer { stop() }  // its threads joined before the input goes away
                 try streamRows(rows, into: wand, size: plan.stored, expected: stream.decoded, codedPixels: stream.codedPixels,
                                orientation: stream.orientation, interrupt: interrupt)
                 if let icc = rows.iccProfile {
@@ -123,6 +118,28 @@ extension ImageSource {
             try wand.describe(format: format, resolution: frames[0].resolution)
             return (try headerWarnings(of: input.bytes) + input.warnings + tiffWarnings, stream.decoder.name)
         }
+    }
+
+    /// What a thumbnail reads `decoder`'s rows through, and what stops it. A big image on an
+    /// otherwise idle machine decodes on a second core (``PipelinedRows``; libheif has decoded a
+    /// HEIF whole already, unless its tiles come a row at a time: nothing is left to overlap), a
+    /// TIFF in strips on two (``BandedRows``, with a second decoder, which the estimate counted:
+    /// ``TIFFRows/bandedBytes(_:fileBytes:)``).
+    private func reader(of decoder: RawRowSource, _ stream: StreamPlan, input: SourceBytes, data: UnsafePointer<UInt8>?,
+                        descriptor: Int32, size: Int, interrupt: Interrupt?,
+                        idleCore: Bool) throws(RowSourceFailure) -> (RowSource, stop: () -> Void) {
+        guard idleCore, stream.decoded.width.saturatingTimes(stream.decoded.height) >= Self.pipelineThreshold else {
+            return (decoder, {})
+        }
+        if let first = decoder as? TIFFRows, let bandRows = header?.tiffPages.first.flatMap(TIFFRows.bandRows),
+           let second = try stream.decoder.open(self, stream, input: input, data: data, descriptor: descriptor, size: size,
+                                                interrupt: interrupt) as? TIFFRows {
+            let banded = BandedRows(first, second, bandRows: bandRows)
+            return (banded, banded.stop)
+        }
+        guard stream.decoder != .heif || decoder is HEIFTileRows else { return (decoder, {}) }
+        let pipelined = PipelinedRows(decoder)
+        return (pipelined, pipelined.stop)
     }
 
     /// What ImageMagick's path would warn about in a JPEG's or PNG's headers that the own rows
