@@ -45,6 +45,92 @@ struct HeaderWalkTests {
         #expect(seen.count == 1 && seen[0].0 == 0xE1 && seen[0].1 == 6..<12)
     }
 
+    @Test("a JPEG's index hands over the segments the walk visits; past its cap it walks again, with the same answers")
+    func jpegIndex() throws {
+        let exif: [UInt8] = [0xFF, 0xE1, 0x00, 0x08] + Array("Exif\0\0".utf8)
+        for comments in [3, JPEGIndex.maxSegments + 10] {
+            var before: [UInt8] = []
+            for _ in 0..<comments { before += [0xFF, 0xFE, 0x00, 0x03, 0x41] }
+            let bytes = SourceBytes.memory(Data(Self.jpeg(before + exif)))
+            var reader = ByteReader(bytes)
+            var walked: [(UInt8, Range<Int>)] = []
+            let frame = JPEGSegments.frame(in: &reader) { _, segment in walked.append((segment.code, segment.payload)) }
+            let index = JPEGIndex(bytes)
+            var visited: [(UInt8, Range<Int>)] = []
+            index.visit(bytes) { _, segment in visited.append((segment.code, segment.payload)) }
+            #expect(visited.count == comments + 1 && visited.count == walked.count)
+            #expect(visited.elementsEqual(walked) { $0.0 == $1.0 && $0.1 == $1.1 })
+            #expect(try index.frame.get() == frame.get())
+        }
+        // Through an ImageSource: the header and the properties from the one walk at open.
+        let photo = try Fixture.data("orient-6.jpg")
+        let source = try ImageSource(data: photo)
+        #expect(source.index?.jpeg != nil)
+        #expect(try source.properties().orientation == .right && source.header?.orientation == .right)
+        var padded = Data(photo.prefix(2))
+        for _ in 0..<(JPEGIndex.maxSegments + 1) { padded += [0xFF, 0xFE, 0x00, 0x03, 0x41] }
+        padded += photo.dropFirst(2)
+        let long = try ImageSource(data: padded)
+        #expect(try long.properties().orientation == .right && long.header?.orientation == .right)
+        #expect(try long.properties().pixelWidth == source.properties().pixelWidth)
+    }
+
+    @Test("a PNG's index hands over the chunks the walk visits, and stops where it stops; past its cap it walks again")
+    func pngIndex() throws {
+        let photo = try Fixture.data("orient-6.png")
+        // 33 = 8 (signature) + 25 (IHDR): empty private ancillary chunks right after IHDR.
+        for extra in [2, PNGIndex.maxChunks + 10] {
+            var padded = Data(photo.prefix(33))
+            for _ in 0..<extra { padded += [0, 0, 0, 0] + Array("prVt".utf8) + [0, 0, 0, 0] }
+            padded += photo.dropFirst(33)
+            let bytes = SourceBytes.memory(padded)
+            let index = PNGIndex(bytes)
+            for stopAt in ["IDAT", "IEND", "none"] {
+                var reader = ByteReader(bytes)
+                var walked: [String] = [], visited: [String] = []
+                let walkEnd = PNGChunks.walk(&reader) { _, chunk in walked.append(chunk.type); return chunk.type != stopAt }
+                let visitEnd = index.visit(bytes) { _, chunk in visited.append(chunk.type); return chunk.type != stopAt }
+                #expect(walked == visited && walkEnd == visitEnd, "\(extra) chunks, stop at \(stopAt)")
+            }
+            let source = try ImageSource(data: padded)
+            #expect(source.index?.png != nil)
+            #expect(try source.properties().orientation == .right && source.header?.orientation == .right)
+            #expect(try source.properties().pixelWidth == ImageSource(data: photo).properties().pixelWidth)
+        }
+        // Its tEXt chunks come before the image data: found from the index as by a walk.
+        #expect(PNGChunks.hasTextBeforeImageData(.memory(photo), index: PNGIndex(.memory(photo))))
+        let alpha = SourceBytes.memory(try Fixture.data("alpha.png"))  // tEXt after IDAT only
+        #expect(!PNGChunks.hasTextBeforeImageData(alpha) && !PNGChunks.hasTextBeforeImageData(alpha, index: PNGIndex(alpha)))
+    }
+
+    @Test("a WebP's index hands over the chunks the walk visits; past its cap it walks again")
+    func riffIndex() throws {
+        let photo = try Fixture.data("orient-6.webp")  // VP8X, VP8L, EXIF
+        for extra in [2, RIFFIndex.maxChunks + 10] {
+            // Empty unknown chunks after VP8X (12 + 8 + 10 bytes), which decoders step over.
+            var padded = Data(photo.prefix(30))
+            for _ in 0..<extra { padded += Array("XTRA".utf8) + [0, 0, 0, 0] }
+            padded += photo.dropFirst(30)
+            let riffLength = UInt32(padded.count - 8)
+            padded.replaceSubrange(4..<8, with: withUnsafeBytes(of: riffLength.littleEndian) { Array($0) })
+            let bytes = SourceBytes.memory(padded)
+            let index = RIFFIndex(bytes)
+            for stopAt in ["VP8L", "EXIF", "none"] {
+                var reader = ByteReader(bytes), again = ByteReader(bytes)
+                var walked: [String] = [], visited: [String] = []
+                RIFFChunks.walk(&reader) { _, chunk in walked.append(chunk.id); return chunk.id != stopAt }
+                index.visit(&again) { _, chunk in visited.append(chunk.id); return chunk.id != stopAt }
+                #expect(walked == visited, "\(extra) chunks, stop at \(stopAt)")
+            }
+            let source = try ImageSource(data: padded)
+            #expect(source.index?.webp != nil)
+            #expect(try source.properties().orientation == .right && source.header?.orientation == .right)
+            #expect(try source.properties().pixelWidth == ImageSource(data: photo).properties().pixelWidth)
+        }
+        let animated = try Fixture.source("anim-dispose.webp")
+        #expect(animated.index?.webp != nil && animated.count > 1)
+    }
+
     @Test("a JPEG walk fails, never traps, on what libjpeg refuses too")
     func jpegFailures() {
         #expect(Self.walk([0x89, 0x50]).failure == .notJPEG)

@@ -107,7 +107,7 @@ struct ThumbnailOptionsTests {
         #expect(HEIFThumbnail.all(in: source.bytes, items: heif, options: DecodingOptions(maxPixelCount: 600_000)).map(\.width) == [240])
         let orient6 = try Fixture.source("orient-6.heic")
         #expect(HEIFThumbnail.all(in: orient6.bytes, items: try #require(orient6.index?.heif), options: DecodingOptions(maxPixelCount: 1 << 28)).isEmpty)
-        #expect(try Fixture.source("photo.jpg").index == nil, "a JPEG has no container index, so no thumbnail item")
+        #expect(try Fixture.source("photo.jpg").index?.heif == nil, "a JPEG's index holds no HEIF items, so no thumbnail item")
     }
 
     @Test("a HEIC's thumbnail item serves like the EXIF one: upright, by size, always, never")

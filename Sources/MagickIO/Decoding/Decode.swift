@@ -97,9 +97,8 @@ extension ImageSource {
     /// when a decode is asked for (opening a file does not pay it), and only for a progressive
     /// or multi-scan file (a baseline photo's one scan needs no count).
     private func checkScanWork() throws(MagickIOError) {
-        var reader = ByteReader(bytes)
         // Without a frame header libjpeg decodes no scan at all.
-        guard case .success(let frame) = JPEGSegments.frame(in: &reader),
+        guard case .success(let frame) = (index?.jpeg ?? JPEGIndex(bytes)).frame,
               !JPEGSegments.decodesOneScan(in: bytes, frame: frame) else { return }
         let work = JPEGSegments.scanWork(in: bytes, after: frame)
         if work.blockScans > JPEGSegments.maxBlockScans {

@@ -9,6 +9,9 @@ import Foundation
 struct DecoderInput: Sendable {
     var bytes: SourceBytes
     var warnings: [DecoderWarning] = []
+    /// `bytes` is a copy with metadata left out, not the source's own bytes (which its
+    /// ``ContainerIndex`` describes).
+    var isStrippedCopy = false
 }
 
 /// Which of a file's metadata a decode keeps.
@@ -61,7 +64,7 @@ extension ImageSource {
     private static func stripped(_ bytes: SourceBytes, format: ImageFormat, _ census: MetadataCensus,
                                  withoutICC: Bool) -> DecoderInput {
         guard let copy = census.strippedCopy(bytes, withoutICC: withoutICC) else { return DecoderInput(bytes: bytes) }
-        var input = DecoderInput(bytes: .memory(copy))
+        var input = DecoderInput(bytes: .memory(copy), isStrippedCopy: true)
         if withoutICC {
             input.warnings.append(DecoderWarning(
                 "the ICC profile (\(census.iccBytes) bytes in \(census.icc.count) segments) is over the maxMetadataBytes limit: left out, the colours are as stored",

@@ -1,10 +1,15 @@
 /// What the one walk of a container found, for the formats whose structure several readers need:
-/// a TIFF's directory chain (``TIFFIndex``), a HEIF file's items (``HEIFItems``). An
+/// a TIFF's directory chain (``TIFFIndex``), a HEIF file's items (``HEIFItems``), a JPEG's
+/// segments to its frame header (``JPEGIndex``), a PNG's chunks (``PNGIndex``), a WebP's
+/// (``RIFFIndex``). An
 /// ``ImageSource`` walks its file once, at open, and keeps this: the header, the frames'
 /// properties, the metadata census and the embedded thumbnail's choice read it.
 enum ContainerIndex: Sendable {
     case tiff(TIFFIndex)
     case heif(HEIFItems)
+    case jpeg(JPEGIndex)
+    case png(PNGIndex)
+    case webp(RIFFIndex)
 
     /// The index of `bytes` as `format`; nil for a format without one, or a TIFF without a valid
     /// header. A TIFF's chain is walked as far as `maxPages` pages when that is more than
@@ -17,6 +22,12 @@ enum ContainerIndex: Sendable {
         case .heic, .avif:
             var reader = ByteReader(bytes)
             self = .heif(HEIFItems.read(&reader))
+        case .jpeg:
+            self = .jpeg(JPEGIndex(bytes))
+        case .png:
+            self = .png(PNGIndex(bytes))
+        case .webp:
+            self = .webp(RIFFIndex(bytes))
         default:
             return nil
         }
@@ -28,5 +39,17 @@ enum ContainerIndex: Sendable {
 
     var heif: HEIFItems? {
         if case .heif(let items) = self { items } else { nil }
+    }
+
+    var jpeg: JPEGIndex? {
+        if case .jpeg(let index) = self { index } else { nil }
+    }
+
+    var png: PNGIndex? {
+        if case .png(let index) = self { index } else { nil }
+    }
+
+    var webp: RIFFIndex? {
+        if case .webp(let index) = self { index } else { nil }
     }
 }

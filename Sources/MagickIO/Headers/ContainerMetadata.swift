@@ -19,10 +19,10 @@ enum ContainerMetadata {
         return census
     }
 
-    static func webp(_ reader: inout ByteReader) -> MetadataCensus {
+    static func webp(_ reader: inout ByteReader, index: RIFFIndex) -> MetadataCensus {
         var census = MetadataCensus()
         let fileSize = reader.count
-        RIFFChunks.walk(&reader) { _, chunk in
+        index.visit(&reader) { _, chunk in
             guard ["ICCP", "EXIF", "XMP "].contains(chunk.id) else { return true }
             let size = min(chunk.length, fileSize)
             census.add(size)

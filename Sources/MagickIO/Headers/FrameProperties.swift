@@ -14,10 +14,10 @@ enum FrameProperties {
                      options: DecodingOptions) throws(MagickIOError) -> [ImageProperties]? {
         let cap = max(options.maxFrameCount, 1)
         switch format {
-        case .jpeg: return [try jpeg(bytes)]
-        case .png: return [try PNGProperties.read(bytes, header: header)]
+        case .jpeg: return [try jpeg(bytes, index: index?.jpeg ?? JPEGIndex(bytes))]
+        case .png: return [try PNGProperties.read(bytes, header: header, index: index?.png ?? PNGIndex(bytes))]
         case .gif: return try gif(bytes, maxFrames: cap, header: &header)
-        case .webp: return try WebPProperties.read(bytes, header: header, maxFrames: cap)
+        case .webp: return try WebPProperties.read(bytes, header: header, index: index?.webp ?? RIFFIndex(bytes), maxFrames: cap)
         case .tiff: return try TIFFProperties.read(index?.tiff, maxPages: cap)
         case .bmp: return [try BMPProperties.read(bytes)]
         case .heic, .avif:
@@ -32,11 +32,10 @@ enum FrameProperties {
     /// The SOF's size, components and precision; resolution from JFIF, then from the EXIF
     /// X/YResolution and ResolutionUnit ImageMagick's `ReadImage` takes over it; EXIF properties from
     /// the APP1 `exif` segments, concatenated as ImageMagick keeps them.
-    private static func jpeg(_ bytes: SourceBytes) throws(MagickIOError) -> ImageProperties {
-        var reader = ByteReader(bytes)
+    private static func jpeg(_ bytes: SourceBytes, index: JPEGIndex) throws(MagickIOError) -> ImageProperties {
         var jfif: [UInt8]?
         var exif: [UInt8] = []
-        let walk = JPEGSegments.frame(in: &reader) { reader, segment in
+        index.visit(bytes) { reader, segment in
             if segment.code == 0xE0, jfif == nil, segment.payload.count >= 12,
                let head = reader.bytes(at: segment.payload.lowerBound, 12), head.starts(with: Array("JFIF\0".utf8)) {
                 jfif = head
@@ -48,7 +47,7 @@ enum FrameProperties {
             }
         }
         let frame: JPEGSegments.Frame
-        switch walk {
+        switch index.frame {
         case .success(let found): frame = found
         case .failure(.noFrameHeader): throw MagickIOError(.corruptImage, "the JPEG has no frame header before its first scan")
         case .failure(.truncated): throw MagickIOError(.corruptImage, "the JPEG ends before its frame header")

@@ -55,17 +55,17 @@ struct ImageHeader: Sendable, Hashable {
     /// What refusing it for `corrupt` is: a corrupt image, or one MagickIO does not decode.
     var refusal: MagickIOError.Kind = .corruptImage
 
-    /// The header of `bytes` (a TIFF's or a HEIF file's from `index`, its walk); nil when the format
+    /// The header of `bytes` (a TIFF's, a HEIF file's or a JPEG's from `index`, its walk); nil when the format
     /// has none here, or when it cannot be parsed (the cost model then assumes the costliest case
     /// for the format).
     static func parse(_ bytes: SourceBytes, format: ImageFormat, index: ContainerIndex?) -> ImageHeader? {
         var reader = ByteReader(bytes)
         let header: ImageHeader?
         switch format {
-        case .jpeg: header = parseJPEG(&reader)
-        case .png: header = parsePNG(&reader)
+        case .jpeg: header = parseJPEG(index?.jpeg ?? JPEGIndex(bytes), bytes)
+        case .png: header = parsePNG(index?.png ?? PNGIndex(bytes), bytes)
         case .gif: header = parseGIF(&reader)
-        case .webp: header = parseWebP(&reader)
+        case .webp: header = parseWebP(&reader, index: index?.webp ?? RIFFIndex(bytes))
         case .tiff: header = index?.tiff.flatMap(TIFFHeader.parse)
         case .heic, .avif: header = index?.heif.flatMap { parseISOBMFF($0, &reader) }
         case .bmp: header = parseBMP(bytes)
@@ -82,10 +82,10 @@ struct ImageHeader: Sendable, Hashable {
         return header
     }
 
-    private static func parseJPEG(_ reader: inout ByteReader) -> ImageHeader? {
+    private static func parseJPEG(_ index: JPEGIndex, _ bytes: SourceBytes) -> ImageHeader? {
         var orientation: Orientation?
         var exifRange: Range<Int>?
-        let walk = JPEGSegments.frame(in: &reader) { reader, segment in
+        index.visit(bytes) { reader, segment in
             guard segment.code == 0xE1, exifRange == nil, segment.payload.count > 6,
                   reader.bytes(at: segment.payload.lowerBound, 6) == Array("Exif\0\0".utf8) else { return }
             exifRange = (segment.payload.lowerBound + 6)..<segment.payload.upperBound
@@ -93,7 +93,7 @@ struct ImageHeader: Sendable, Hashable {
                 orientation = EXIF.orientation(exif)
             }
         }
-        guard case .success(let frame) = walk else { return nil }
+        guard case .success(let frame) = index.frame else { return nil }
         var header = ImageHeader(
             width: frame.width, height: frame.height, components: frame.sampling.count, bitDepth: frame.precision,
             isProgressive: frame.isProgressive, orientation: orientation)
@@ -110,7 +110,8 @@ struct ImageHeader: Sendable, Hashable {
         return Double(area) / Double(most)
     }
 
-    private static func parsePNG(_ reader: inout ByteReader) -> ImageHeader? {
+    private static func parsePNG(_ index: PNGIndex, _ bytes: SourceBytes) -> ImageHeader? {
+        var reader = ByteReader(bytes)
         guard let ihdr = reader.bytes(at: 8, 25), ihdr[4...7].elementsEqual("IHDR".utf8) else { return nil }
         let width = ihdr.u32be(at: 8), height = ihdr.u32be(at: 12)
         let colourType = ihdr[17]
@@ -122,7 +123,7 @@ struct ImageHeader: Sendable, Hashable {
         var orientation: Orientation?
         var rawEXIFChunk: Range<Int>?
         var corrupt: String?
-        PNGChunks.walk(&reader) { reader, chunk in
+        index.visit(bytes) { reader, chunk in
             if chunk.type != "IDAT", chunk.length >= 1 << 20, chunk.length > reader.count - chunk.offset - 12 {
                 // A metadata chunk claiming megabytes more than the file has: libpng would allocate
                 // the claimed length (1.9 GB for a 500-byte file) before finding out. (A short cut,
@@ -163,7 +164,7 @@ struct ImageHeader: Sendable, Hashable {
         return ImageHeader(width: screen.u16le(at: 0), height: screen.u16le(at: 2))
     }
 
-    private static func parseWebP(_ reader: inout ByteReader) -> ImageHeader? {
+    private static func parseWebP(_ reader: inout ByteReader, index: RIFFIndex) -> ImageHeader? {
         guard var header = parseWebPBitstream(&reader) else { return nil }
         // An extended file's EXIF chunk comes after the image data: walk the chunk headers to it,
         // and read each VP8L stream's prefix codes on the way.
@@ -172,7 +173,7 @@ struct ImageHeader: Sendable, Hashable {
         func count(_ stream: VP8LPrefixCodes) {
             codes = codes.map { $0.bytes >= stream.bytes ? $0 : stream } ?? stream
         }
-        RIFFChunks.walk(&reader) { reader, chunk in
+        index.visit(&reader) { reader, chunk in
             switch chunk.id {
             case "VP8L", "VP8 ":
                 header.isLossless = header.isLossless ?? (chunk.id == "VP8L")

@@ -10,10 +10,10 @@ struct JPEGProfiles {
 
     private static let xmpNamespace = Array("http://ns.adobe.com/xap/1.0/\0".utf8)
 
-    init(_ bytes: SourceBytes, maxSegments: Int, maxBytes: Int) {
-        var reader = ByteReader(bytes)
+    /// `index`: the walk of `bytes` their source took (walked here when there is none).
+    init(_ bytes: SourceBytes, index: JPEGIndex? = nil, maxSegments: Int, maxBytes: Int) {
         var segments = 0, kept = 0
-        _ = JPEGSegments.frame(in: &reader) { reader, segment in
+        (index ?? JPEGIndex(bytes)).visit(bytes) { reader, segment in
             segments += 1
             guard segments <= maxSegments, kept < maxBytes, segment.payload.count > 0,
                   segment.code == 0xFE || (0xE1...0xEF).contains(segment.code), segment.code != 0xE2, segment.code != 0xEE,

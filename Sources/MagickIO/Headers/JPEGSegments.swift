@@ -36,7 +36,7 @@ enum JPEGSegments {
     }
 
     /// A segment with a length: its marker code and where its payload (after the length) lies.
-    struct Segment {
+    struct Segment: Sendable {
         var code: UInt8
         var payload: Range<Int>
     }

@@ -43,10 +43,10 @@ struct MetadataCensus: Sendable, Equatable {
                      index: ContainerIndex? = nil) -> MetadataCensus {
         var reader = ByteReader(bytes)
         switch format {
-        case .png: return PNGMetadata.census(&reader, cap: cap)
+        case .png: return PNGMetadata.census(bytes, index: index?.png ?? PNGIndex(bytes), cap: cap)
         case .jpeg: return JPEGMetadata.census(&reader, untilScan: jpegUntilScan)
         case .tiff: return ContainerMetadata.tiff(index?.tiff ?? TIFFIndex(bytes))
-        case .webp: return ContainerMetadata.webp(&reader)
+        case .webp: return ContainerMetadata.webp(&reader, index: index?.webp ?? RIFFIndex(bytes))
         case .gif: return ContainerMetadata.gif(&reader)
         case .heic, .avif: return ContainerMetadata.heif(index?.heif ?? HEIFItems.read(&reader), fileSize: bytes.count)
         default: return MetadataCensus()

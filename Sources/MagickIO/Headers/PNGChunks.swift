@@ -2,7 +2,7 @@
 /// moves at least 12 bytes, so a walk is bounded by the data it reads; a length past the end of
 /// the data ends it as truncated (a partial file: the decoder decides).
 enum PNGChunks {
-    struct Chunk {
+    struct Chunk: Sendable {
         /// The chunk type, such as `IHDR` (non-letters kept as they are).
         var type: String
         /// Where the chunk starts (its length field).
@@ -16,7 +16,7 @@ enum PNGChunks {
         var end: Int { offset.saturatingPlus(12).saturatingPlus(length) }
     }
 
-    enum End: Equatable {
+    enum End: Equatable, Sendable {
         /// `IEND` was reached.
         case imageEnd
         /// `visit` asked to stop.
@@ -40,10 +40,10 @@ enum PNGChunks {
 
     /// Whether a text chunk (`tEXt`, `zTXt`, `iTXt`) comes before the image data: where
     /// ImageMagick's PNG coder finds the XMP packets and raw profiles it checks.
-    static func hasTextBeforeImageData(_ bytes: SourceBytes) -> Bool {
-        var reader = ByteReader(bytes)
+    /// `index`: the walk of `bytes` their source took (walked here when there is none).
+    static func hasTextBeforeImageData(_ bytes: SourceBytes, index: PNGIndex? = nil) -> Bool {
         var found = false
-        walk(&reader) { _, chunk in
+        (index ?? PNGIndex(bytes)).visit(bytes) { _, chunk in
             found = found || ["tEXt", "zTXt", "iTXt"].contains(chunk.type)
             return !found && chunk.type != "IDAT"
         }

@@ -3,9 +3,10 @@
 /// only). ImageMagick's PNG coder raises libpng's limit on a chunk's decompressed size to its own
 /// memory limit, so libpng's default caps never apply there: this count is the one that holds.
 enum PNGMetadata {
-    static func census(_ reader: inout ByteReader, cap: Int) -> MetadataCensus {
+    /// `index`: the walk of `bytes` their source took.
+    static func census(_ bytes: SourceBytes, index: PNGIndex, cap: Int) -> MetadataCensus {
         var census = MetadataCensus()
-        let end = PNGChunks.walk(&reader) { reader, chunk in
+        let end = index.visit(bytes) { reader, chunk in
             let whole = chunk.offset..<chunk.end
             switch chunk.type {
             case "tEXt", "eXIf":

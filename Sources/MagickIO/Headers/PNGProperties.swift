@@ -6,7 +6,7 @@
 /// of ImageMagick's raw-profile text chunk (``ImageHeader``), which ImageMagick's ping ignores; its
 /// EXIF properties stay empty, as the ping's do.
 enum PNGProperties {
-    static func read(_ bytes: SourceBytes, header: ImageHeader?) throws(MagickIOError) -> ImageProperties {
+    static func read(_ bytes: SourceBytes, header: ImageHeader?, index: PNGIndex) throws(MagickIOError) -> ImageProperties {
         var reader = ByteReader(bytes)
         guard let ihdr = reader.bytes(at: 8, 25), ihdr[4...7].elementsEqual("IHDR".utf8) else {
             throw MagickIOError(.corruptImage, "the PNG does not start with an IHDR chunk")
@@ -17,7 +17,7 @@ enum PNGProperties {
         var paletteEntries: Int?
         var transparency = false, linear = false, sRGB = false, sawImageData = false
         var density = Density()
-        let end = PNGChunks.walk(&reader) { reader, chunk in
+        let end = index.visit(bytes) { reader, chunk in
             switch chunk.type {
             case "IDAT":
                 sawImageData = true

@@ -1,7 +1,7 @@
 /// A RIFF file's chunks (WebP), walked from the first after the `RIFF` header: a four-letter id,
 /// a little-endian length, the data padded to an even length. Bounded by the data like PNG's.
 enum RIFFChunks {
-    struct Chunk {
+    struct Chunk: Sendable {
         var id: String
         var offset: Int
         var length: Int

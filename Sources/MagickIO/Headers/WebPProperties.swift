@@ -5,7 +5,7 @@
 /// `ALPH` chunk or a VP8L bitstream with alpha. The orientation is MagickIO's reading of the `EXIF`
 /// chunk (``ImageHeader``), which ImageMagick 6 ignores.
 enum WebPProperties {
-    static func read(_ bytes: SourceBytes, header: ImageHeader?, maxFrames: Int) throws(MagickIOError) -> [ImageProperties] {
+    static func read(_ bytes: SourceBytes, header: ImageHeader?, index: RIFFIndex, maxFrames: Int) throws(MagickIOError) -> [ImageProperties] {
         guard let header else { throw MagickIOError(.corruptImage, "the WebP has no VP8, VP8L or VP8X header") }
         var reader = ByteReader(bytes)
         var still = ImageProperties(format: .webp, width: header.width, height: header.height)
@@ -15,7 +15,7 @@ enum WebPProperties {
             return [still]
         }
         var frames: [ImageProperties] = []
-        RIFFChunks.walk(&reader) { reader, chunk in
+        index.visit(&reader) { reader, chunk in
             guard chunk.id == "ANMF" else { return true }
             guard let head = reader.bytes(at: chunk.data.lowerBound, 16), chunk.length >= 16 else { return false }
             var frame = ImageProperties(format: .webp, width: head.u24le(at: 6) + 1, height: head.u24le(at: 9) + 1)

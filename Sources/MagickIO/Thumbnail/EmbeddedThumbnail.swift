@@ -59,7 +59,7 @@ extension ImageSource {
         guard options.metadata != .stripAll else { return }
         _ = try decoderInput(keeping: .all)  // the picture's metadata within the limits, or refused
         if format == .jpeg {
-            let metadata = JPEGProfiles(bytes, maxSegments: decodingOptions.maxFrameCount, maxBytes: decodingOptions.maxMetadataBytes)
+            let metadata = JPEGProfiles(bytes, index: index?.jpeg, maxSegments: decodingOptions.maxFrameCount, maxBytes: decodingOptions.maxMetadataBytes)
             for profile in metadata.profiles {
                 try wand.setProfile(profile.name, profile.bytes)
             }

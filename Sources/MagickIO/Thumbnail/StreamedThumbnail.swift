@@ -116,7 +116,7 @@ extension ImageSource {
             return nil
         case .success:
             try wand.describe(format: format, resolution: frames[0].resolution)
-            return (try headerWarnings(of: input.bytes) + input.warnings + tiffWarnings, stream.decoder.name)
+            return (try headerWarnings(of: input) + input.warnings + tiffWarnings, stream.decoder.name)
         }
     }
 
@@ -151,16 +151,17 @@ extension ImageSource {
     /// coder finds its XMP and raw profiles. So the thumbnail carries the warnings, and meets the
     /// strictness, of ImageMagick's path. Not for WebP, TIFF or HEIF: libwebp, libtiff and libheif
     /// read all that ImageMagick's coders would.
-    private func headerWarnings(of input: SourceBytes) throws(MagickIOError) -> [DecoderWarning] {
+    private func headerWarnings(of decoderInput: DecoderInput) throws(MagickIOError) -> [DecoderWarning] {
+        let input = decoderInput.bytes
         switch format {
         case .jpeg:
-            let profiles = JPEGProfiles(input, maxSegments: decodingOptions.maxFrameCount, maxBytes: decodingOptions.maxMetadataBytes)
+            let profiles = JPEGProfiles(input, index: decoderInput.isStrippedCopy ? nil : index?.jpeg, maxSegments: decodingOptions.maxFrameCount, maxBytes: decodingOptions.maxMetadataBytes)
             guard let xmp = profiles.profiles.first(where: { $0.name == "xmp" }) else { return [] }
             // Named as ImageMagick's read names the file in its messages: the caller's path.
             let filename = if case .file(let file) = input { file.path } else { "" }
             let exceptions = Wand.profileCheck("xmp", xmp.bytes, filename: filename)
             return try Wand.warnings(exceptions, format: format, bytes: input, strictness: decodingOptions.strictness)
-        case .png where PNGChunks.hasTextBeforeImageData(input):
+        case .png where PNGChunks.hasTextBeforeImageData(input, index: decoderInput.isStrippedCopy ? nil : index?.png):
             return try Wand.withThreadWand { wand throws(MagickIOError) in
                 try wand.read(input, format: format, frames: 0...0, ping: true, strictness: decodingOptions.strictness)
             }
