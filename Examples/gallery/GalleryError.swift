@@ -23,7 +23,9 @@ struct GalleryError: Error, HTTPResponseError {
     /// own (encoding, I/O) is a 500.
     init(_ error: MagickIOError) {
         let status: HTTPResponse.Status = switch error.kind {
-        case .limitExceeded: .contentTooLarge
+        // A decode worker stopped at its time limit is the server's timeout too (503); any other
+        // limit is the file's cost (413).
+        case .limitExceeded: error.limit?.name == "time" ? .serviceUnavailable : .contentTooLarge
         case .unsupportedFormat, .formatNotAllowed: .unsupportedMediaType
         case .corruptImage, .emptyData, .frameOutOfRange: .unprocessableContent
         case .fileNotFound: .notFound

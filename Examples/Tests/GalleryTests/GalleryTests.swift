@@ -186,5 +186,10 @@ struct GalleryTests {
                                  limit: .init(name: "timeLimit", requested: 11, limit: 10))
         #expect(GalleryError(late).status.code == 503)
         #expect(GalleryError(MagickIOError(.cancelled, "the client went away")).status.code == 499)
+        // A decode worker killed at its time limit, or at its memory limit (the file's cost).
+        let killed = MagickIOError(.limitExceeded, "the decode worker ran past its time limit", limit: .init(name: "time", requested: 12_000, limit: 11_000))
+        #expect(GalleryError(killed).status.code == 503)
+        let memory = MagickIOError(.limitExceeded, "the decode worker ran out of memory", limit: .init(name: "memory", requested: 1 << 30, limit: 1 << 28))
+        #expect(GalleryError(memory).status.code == 413)
     }
 }

@@ -215,8 +215,9 @@ struct GalleryUploadTests {
             }
             #expect(answers.count == 4)
             for (status, answer) in answers {
-                // An image, or the refusal of a file too costly (413) or damaged (422): never a 500.
-                #expect([200, 413, 422].contains(status), "\(name): \(status) \(String(decoding: answer.prefix(300), as: UTF8.self))")
+                // An image, or the refusal of a file too costly (413) or damaged (422), or (on a
+                // loaded machine) a decode past its time limit (503): never a 500.
+                #expect([200, 413, 422, 503].contains(status), "\(name): \(status) \(String(decoding: answer.prefix(300), as: UTF8.self))")
                 if status == 200 {
                     let properties = try ImageSource(data: answer).properties(at: 0)
                     #expect(max(properties.pixelWidth, properties.pixelHeight) <= 256)
