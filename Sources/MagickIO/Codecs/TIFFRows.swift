@@ -213,14 +213,15 @@ extension TIFFRows {
     }
 
     /// The rows of a band when a page of `page`'s layout is decoded on two threads
-    /// (``BandedRows``), or nil when it is not: a contiguous page in strips, compressed (an
-    /// uncompressed strip costs a copy, not a decode), read a strip row at a time (not through the
-    /// RGBA interface), of at least four bands. A band is whole strips, at least
-    /// ``BandedRows/minimumBandRows`` rows, and the three bands held at once fit in
-    /// ``BandedRows/maximumBandBytes``.
+    /// (``BandedRows``), or nil when it is not: a contiguous page in strips, compressed with LZW,
+    /// deflate, PackBits or CCITT (an uncompressed strip costs a copy, not a decode; JPEG in TIFF,
+    /// whose tables and colour conversion libtiff sets up per file, stays on one thread), read a
+    /// strip row at a time (not through the RGBA interface), of at least four bands. A band is
+    /// whole strips, at least ``BandedRows/minimumBandRows`` rows, and the three bands held at
+    /// once fit in ``BandedRows/maximumBandBytes``.
     static func bandRows(_ page: TIFFLayout) -> Int? {
         guard takes(page), page.tile == nil, !(page.isPlanar && page.samplesPerPixel > 1),
-              page.compression != 1, page.compression != 6, page.photometric != 6 || page.compression == 7,
+              [3, 4, 5, 8, 32946, 32773].contains(page.compression), page.photometric != 6,
               let strip = page.rowsPerStrip, strip > 0, strip < page.height else { return nil }
         let rows = (BandedRows.minimumBandRows + strip - 1) / strip * strip
         guard page.height / rows >= 4,
