@@ -57,6 +57,24 @@ struct IsolationTests {
         }
     }
 
+    @Test("the host tells a worker whether a core is idle: the request carries it, and a big TIFF comes out the same either way",
+          .timeLimit(.minutes(10)))
+    func idleCoreCrosses() throws {
+        for idle in [false, true] {
+            var request = WorkerRequest(operation: .image(index: 0), decoding: DecodingOptions(), fromMemory: false, path: "x.tif",
+                                        timeLeft: 5_000_000)
+            request.idleCore = idle
+            let read = try request.encoded().withUnsafeBytes { try WorkerRequest($0) }
+            #expect(read.idleCore == idle && read.path == "x.tif" && read.timeLeft == 5_000_000)
+        }
+        // 6000x4000 LZW in strips: two decoders (BandedRows) with a core to spare, one without.
+        let source = try ImageSource(url: try OwnTIFFDecoderTests.large("24mp-lzw.tif"))
+        let spare = try CacheGate.$idleCoreOverride.withValue(true) { try source.thumbnail(maxPixelSize: 300) }
+        let busy = try CacheGate.$idleCoreOverride.withValue(false) { try source.thumbnail(maxPixelSize: 300) }
+        #expect(spare.decoder == .libtiff && busy.decoder == .libtiff)
+        #expect(try spare.pixels(.rgba8) == busy.pixels(.rgba8))
+    }
+
     @Test("metadata, colour profiles, fills and crops cross from the worker unchanged", .timeLimit(.minutes(10)),
           arguments: ["orient-6.jpg", "gps.jpg", "xmp-gps.jpg", "text.jpg", "adobe-rgb.jpg", "cmyk.jpg", "webp-icc.webp",
                       "own-gray.png", "own-rgba16.png", "tiff-grey16-tiled.tif", "tiff-rgba16-deflate.tif", "photo.jpg",

@@ -1,5 +1,6 @@
 internal import CWorker
 import Foundation
+import Synchronization
 
 /// One decode worker: a process started from this program's own executable (see ``Worker``),
 /// its socket, and the data-segment limit the kernel holds it to.
@@ -51,6 +52,8 @@ final class DecodeWorker: @unchecked Sendable {
 /// starts one; so the number running follows the decodes running (a ``Thumbnailer``'s places).
 enum DecodeWorkers {
     private static let idle = Locked<[DecodeWorker]>([])
+    /// Calls to workers under way in this process, which says whether a core is idle for the next.
+    private static let calls = Atomic<Int>(0)
     /// Idle workers kept for the next decodes; more than this end when their decode is done.
     static let keptIdle = max(ProcessInfo.processInfo.activeProcessorCount, 2)
     /// What a worker's data segment holds before it decodes anything (the Swift runtime,
@@ -78,7 +81,10 @@ enum DecodeWorkers {
             let elapsed = interrupt?.elapsed ?? .zero
             timeLeft = WorkerRequest.nanoseconds(max(limit - elapsed, .zero))
         }
-        let request = WorkerRequest(operation: operation, decoding: options, fromMemory: fromMemory, path: path, timeLeft: timeLeft)
+        var request = WorkerRequest(operation: operation, decoding: options, fromMemory: fromMemory, path: path, timeLeft: timeLeft)
+        let running = calls.add(1, ordering: .relaxed).newValue
+        defer { calls.subtract(1, ordering: .relaxed) }
+        request.idleCore = CacheGate.idleCoreOverride ?? (running < CacheGate.cores)
         let message = request.encoded()
         guard message.withUnsafeBytes({ mio_worker_send(worker.socket, $0.baseAddress, $0.count, descriptor) }) == 0 else {
             throw ended(worker, limit: dataLimit, peak: 0)

@@ -48,7 +48,12 @@ enum Worker {
             let image: Image
             switch request.operation {
             case let .thumbnail(thumbnail, index, allowUpscale, options):
-                image = try source.thumbnail(thumbnail, at: index, allowUpscale: allowUpscale, options: options, interrupt: interrupt)
+                // The host says whether a core is idle: this process sees only its own call.
+                image = try CacheGate.$idleCoreOverride.withValue(request.idleCore) {
+                    Result { () throws(MagickIOError) in
+                        try source.thumbnail(thumbnail, at: index, allowUpscale: allowUpscale, options: options, interrupt: interrupt)
+                    }
+                }.get()
             case .image(let index):
                 image = try source.image(at: index, interrupt: interrupt)
             case .misbehave(.escape):
