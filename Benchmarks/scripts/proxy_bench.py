@@ -1,7 +1,8 @@
 """The gallery as an image proxy against thumbor 7.8, over HTTP on loopback (see ../README.md).
 
 `proxy_bench.py PHOTO_DIR GALLERY THUMBOR [--count 40] [--passes 10] [--connections 8] [--jobs 2]
-                [--rounds 1] [--route proxy|thumbnails] [--only gallery|thumbor] [--keep DIR]`
+                [--rounds 1] [--route proxy|thumbnails] [--only gallery|thumbor] [--no-quality]
+                [--keep DIR] [--perf FILE]`
 
 PHOTO_DIR holds the 12 MP JPEGs (Benchmarks/corpus/photos); the first COUNT are copied to a
 temporary folder (removed at the end, never committed). GALLERY is the `gallery` executable,
@@ -249,6 +250,8 @@ def main():
     ap.add_argument("--only", choices=["gallery", "thumbor"])
     ap.add_argument("--no-quality", action="store_true")
     ap.add_argument("--keep", help="leave the servers' logs and outputs in this folder")
+    ap.add_argument("--perf", metavar="FILE", help="`perf record -g -a` (the whole machine, 499 Hz) into FILE during "
+                    "the gallery's timed passes of the first round: `perf report -i FILE --sort comm,dso`")
     args = ap.parse_args()
 
     work = args.keep or tempfile.mkdtemp(prefix="magickio-proxy-bench-")
@@ -331,7 +334,15 @@ def main():
                     try:
                         load(server.port, urls(server, 1), args.connections)  # warm-up
                         load_before = os.getloadavg()[0]
+                        perf = None
+                        if args.perf and r == 0 and server is gallery:
+                            perf = subprocess.Popen(["perf", "record", "-q", "-F", "499", "-g", "-a", "-o", args.perf],
+                                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            time.sleep(1)
                         wall, lat = load(server.port, urls(server, args.passes), args.connections)
+                        if perf:
+                            perf.send_signal(signal.SIGINT)
+                            perf.wait()
                         lat.sort()
                         row = dict(rps=len(lat) / wall, p50=lat[len(lat) // 2] * 1000,
                                    p99=lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000,
