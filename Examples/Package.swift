@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 // The gallery example, MagickIO in a Hummingbird 2 service, and its tests, in a package of their
 // own: Hummingbird brings SwiftNIO, AsyncHTTPClient and BoringSSL, which a package that depends on
 // the MagickIO library must not resolve. Run from the repository's root:
@@ -16,9 +16,18 @@ let package = Package(
         .executable(name: "gallery", targets: ["gallery"]),
     ],
     dependencies: [
-        .package(path: ".."),
+        // With the `Remote` trait: the proxy route loads its sources through MagickIORemote. The
+        // root package's default traits stay empty, so a package that uses MagickIO alone still
+        // resolves no HTTP stack.
+        .package(path: "..", traits: ["Remote"]),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        // The proxy's URL signatures (HMAC-SHA256), its /metrics (Prometheus text through
+        // swift-metrics) and its log lines (swift-log, Hummingbird's own logger).
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
     ],
     targets: [
         // The examples' shared code (Shared/), which the root package builds as ExampleSupport for
@@ -39,7 +48,12 @@ let package = Package(
                 "ExamplesShared",
                 .product(name: "MagickIO", package: magickIOPackage),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "MagickIORemote", package: magickIOPackage),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "gallery"
         ),
@@ -50,7 +64,10 @@ let package = Package(
             dependencies: [
                 "gallery",
                 .product(name: "MagickIO", package: magickIOPackage),
+                .product(name: "MagickIORemote", package: magickIOPackage),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             path: "Tests/GalleryTests"
         ),

@@ -5,7 +5,7 @@ import Logging
 import MagickIO
 import NIOCore
 
-/// The gallery service: the folder, the thumbnail service and the routes over them.
+/// The gallery service: the folder, the thumbnail service, the image proxy and the routes over them.
 struct Gallery: Sendable {
     /// The sizes `?size=N` may ask for.
     static let sizes = 16...2048
@@ -15,12 +15,19 @@ struct Gallery: Sendable {
     let thumbnails: ThumbnailService
     let placeholders = PlaceholderCache()
     let uploads: UploadLimits
+    let proxy: ProxyService
+    let metrics: GalleryMetrics
 
+    /// `proxy`: what `/proxy/` may fetch; its sources are held to the uploads' decoding limits.
+    /// `metrics`: the registry `/metrics` shows (a new one by default).
     init(root: URL, cache: URL, jobs: Int, memoryBudget: Int, timeLimit: Duration? = .seconds(10),
-         uploads: UploadLimits = UploadLimits()) throws {
+         uploads: UploadLimits = UploadLimits(), proxy: ProxySettings = ProxySettings(),
+         metrics: GalleryMetrics = GalleryMetrics()) throws {
         library = ImageLibrary(root: root)
         thumbnails = try ThumbnailService(cache: cache, jobs: jobs, memoryBudget: memoryBudget, timeLimit: timeLimit)
         self.uploads = uploads
+        self.proxy = ProxyService(settings: proxy, jobs: jobs, decoding: uploads.decodingOptions)
+        self.metrics = metrics
     }
 
     /// The service on `address`: HTTP/1.1 with a ``HangUpWatcher`` on each connection.
@@ -31,6 +38,7 @@ struct Gallery: Sendable {
 
     func router() -> Router<GalleryContext> {
         let router = Router(context: GalleryContext.self)
+        router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware())
         router.get("/") { _, _ in try await page() }
         router.get("/health") { _, _ in HTTPResponse.Status.ok }
@@ -44,6 +52,11 @@ struct Gallery: Sendable {
             return json(JSONLine.line([("thumbHash", .string(made.thumbHash.base64))]))
         }
         router.post("/thumbnail") { request, context in try await upload(request, context) }
+        router.get("/proxy/**") { request, context in try await proxyImage(request, context) }
+        router.get("/metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                     body: .init(byteBuffer: ByteBuffer(string: metrics.text())))
+        }
         return router
     }
 
@@ -74,8 +87,7 @@ struct Gallery: Sendable {
             throw GalleryError.notFound(String(path))
         }
         var headers: HTTPFields = [.eTag: key.etag, .vary: "Accept", .cacheControl: "no-cache"]
-        if let match = request.headers[.ifNoneMatch],
-           match == "*" || match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == key.etag }) {
+        if let match = request.headers[.ifNoneMatch], Self.matches(match, key.etag) {
             return Response(status: .notModified, headers: headers)
         }
         let data: Data
@@ -127,7 +139,7 @@ struct Gallery: Sendable {
 
     /// The path after `prefix`, still percent-encoded, from the request's own path (never the
     /// router's decoded parameters, so that an encoded `/` or `..` is seen as such).
-    private func path(of request: Request, below prefix: String) throws -> Substring {
+    func path(of request: Request, below prefix: String) throws -> Substring {
         let path = request.uri.path
         guard path.hasPrefix(prefix) else { throw GalleryError.notFound(path) }
         return path.dropFirst(prefix.count)
@@ -148,6 +160,11 @@ struct Gallery: Sendable {
         guard let text = request.uri.queryParameters["crop"].map(String.init) else { return nil }
         guard let crop = SquareCrop(rawValue: text) else { throw GalleryError.badCrop(text) }
         return crop
+    }
+
+    /// Whether an `If-None-Match` value names `etag` (or is `*`).
+    static func matches(_ ifNoneMatch: String, _ etag: String) -> Bool {
+        ifNoneMatch == "*" || ifNoneMatch.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag }
     }
 
     func json(_ line: String) -> Response {

@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
+import HTTPTypes
 import NIOCore
+import NIOHTTPTypes
 
 /// The request context: Hummingbird's, plus the client's connection, whose input a refusal
 /// closes (see ``GalleryError/closesConnection``) and whose hang-up cancels a job.
@@ -35,6 +37,24 @@ struct GalleryContext: RequestContext {
             }
             throw CancellationError()
         }
+    }
+}
+
+extension GalleryContext {
+    /// Answers `Expect: 100-continue` with `100 Continue`, for a route about to read the body:
+    /// a client that sent it (curl does, for bodies over 1 MB) waits for it, or a second, before
+    /// sending the body. Written from the ``HangUpWatcher``'s place in the pipeline, so that it
+    /// passes only the HTTP encoders (which know an interim answer), not Hummingbird's
+    /// connection state, which would take it for the response.
+    func continueIfExpected(_ request: Request) async {
+        guard request.headers[.expect]?.lowercased() == "100-continue", request.method == .post || request.method == .put else {
+            return
+        }
+        let channel = channel
+        try? await channel.eventLoop.submit {
+            let context = try channel.pipeline.syncOperations.context(handlerType: HangUpWatcher.self)
+            context.writeAndFlush(NIOAny(HTTPResponsePart.head(HTTPResponse(status: .continue))), promise: nil)
+        }.get()
     }
 }
 

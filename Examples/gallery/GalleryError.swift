@@ -27,7 +27,9 @@ struct GalleryError: Error, HTTPResponseError {
         case .unsupportedFormat, .formatNotAllowed: .unsupportedMediaType
         case .corruptImage, .emptyData, .frameOutOfRange: .unprocessableContent
         case .fileNotFound: .notFound
-        case .cancelled: .init(code: 499, reasonPhrase: "Client Closed Request")
+        // A decode that ran past its time limit is the server's timeout (503); any other
+        // cancellation is a client that went away (499, as nginx logs it).
+        case .cancelled: error.limit?.name == "timeLimit" ? .serviceUnavailable : .init(code: 499, reasonPhrase: "Client Closed Request")
         case .encodingFailed, .io: .internalServerError
         // A remote source (MagickIORemote): refused by the allowed sources or the address guard,
         // or failed upstream: 504 when it timed out, 502 otherwise.

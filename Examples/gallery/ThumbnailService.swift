@@ -106,9 +106,9 @@ enum SquareCrop: String, Sendable, CaseIterable {
 }
 
 /// A thumbnail's encoding, chosen from the request's `Accept`: AVIF, then WebP, then JPEG; for an
-/// animation, WebP when the client accepts it and GIF otherwise.
+/// animation, WebP when the client accepts it and GIF otherwise. PNG only when a proxy URL names it.
 enum OutputFormat: Sendable, Hashable {
-    case jpeg, webp, avif, gif
+    case jpeg, webp, avif, gif, png
 
     var encoding: EncodingFormat {
         switch self {
@@ -117,6 +117,7 @@ enum OutputFormat: Sendable, Hashable {
         // AV1 holds up at a lower number than JPEG; 60 is the contract's own example.
         case .avif: .avif(quality: 60)
         case .gif: .gif
+        case .png: .png
         }
     }
 
@@ -128,6 +129,7 @@ enum OutputFormat: Sendable, Hashable {
         case .webp: "image/webp"
         case .avif: "image/avif"
         case .gif: "image/gif"
+        case .png: "image/png"
         }
     }
 

@@ -13,13 +13,20 @@ struct UploadLimits: Sendable {
 }
 
 extension Gallery {
-    /// `POST /thumbnail?size=N`: the body is fed to an ``IncrementalImageSource`` chunk by chunk
-    /// as it arrives. Content that is no image MagickIO may decode is refused once its first bytes
-    /// are in, an image over the limits once its header is in, and a body over `maxBytes` once it
-    /// gets there: each without reading the rest (the connection is closed after the answer). A
-    /// client that leaves ends the request, while its body is read or its thumbnail made.
+    /// `POST /thumbnail?size=N`: a `Content-Length` over `maxBytes` is refused at once, before the
+    /// body is asked for (`Expect: 100-continue` is answered only after that check). The body is
+    /// fed to an ``IncrementalImageSource`` chunk by chunk as it arrives. Content that is no image
+    /// MagickIO may decode is refused once its first bytes are in, an image over the limits once
+    /// its header is in, and a body over `maxBytes` once it gets there: each without reading the
+    /// rest (the connection is closed after the answer). A client that leaves ends the request,
+    /// while its body is read or its thumbnail made.
     func upload(_ request: Request, _ context: GalleryContext) async throws -> Response {
         let size = try size(of: request)
+        // A body declared over the limit is refused before it is asked for (and not drained).
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > uploads.maxBytes {
+            throw refusal(Self.tooLarge(uploads.maxBytes), request: request, received: 0)
+        }
+        await context.continueIfExpected(request)
         let incremental = IncrementalImageSource(options: uploads.decodingOptions)
         var received = 0
         var headerChecked = false
@@ -27,7 +34,7 @@ extension Gallery {
             for try await buffer in request.body {
                 received += buffer.readableBytes
                 guard received <= uploads.maxBytes else {
-                    throw MagickIOError(.limitExceeded, "maxBytes: the body is larger than \(uploads.maxBytes) bytes")
+                    throw Self.tooLarge(uploads.maxBytes)
                 }
                 incremental.append(Data(buffer.readableBytesView))
                 if !headerChecked {
@@ -56,6 +63,10 @@ extension Gallery {
         } catch let error as MagickIOError {
             throw GalleryError(error)
         }
+    }
+
+    private static func tooLarge(_ maxBytes: Int) -> MagickIOError {
+        MagickIOError(.limitExceeded, "maxBytes: the body is larger than \(maxBytes) bytes")
     }
 
     /// The error response for an upload refused before its end; when more than a little of the

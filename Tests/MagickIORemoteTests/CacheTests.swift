@@ -29,6 +29,7 @@ struct CacheTests {
         #expect(origin.counts("/c.jpg").requests == 1)
         _ = try await loader.source(for: origin.url("/b.jpg"))
         #expect(origin.counts("/b.jpg").requests == 2)
+        #expect(loader.receivedByteCount == size * 4)  // a, b, c, b again: cache hits count nothing
         try await loader.shutdown()
     }
 
@@ -73,6 +74,7 @@ struct CacheTests {
         #expect(counts.lastHeaders["if-none-match"] == "\"v1\"")
         #expect(counts.lastHeaders["if-modified-since"] == "Wed, 21 Oct 2026 07:28:00 GMT")
         #expect(counts.bodyBytesSent == image.count)
+        #expect(loader.receivedByteCount == image.count)  // the 304 brought no body
         try await loader.shutdown()
     }
 }

@@ -179,4 +179,12 @@ struct GalleryTests {
         let made = try FileManager.default.contentsOfDirectory(atPath: folder.cache.path)
         #expect(made.isEmpty, "\(made)")
     }
+
+    @Test("a decode past its time limit is the server's 503; a client that left is 499")
+    func timeouts() {
+        let late = MagickIOError(.cancelled, "the operation took longer than its time limit of 10 ms",
+                                 limit: .init(name: "timeLimit", requested: 11, limit: 10))
+        #expect(GalleryError(late).status.code == 503)
+        #expect(GalleryError(MagickIOError(.cancelled, "the client went away")).status.code == 499)
+    }
 }

@@ -8,13 +8,13 @@ import Testing
 
 @Suite("Gallery: POST /thumbnail, hostile uploads included")
 struct GalleryUploadTests {
-    /// photo.jpg with its frame header claiming 65000x65000 pixels: a decompression bomb's header.
-    static func jpegBomb() throws -> Data {
+    /// photo.jpg with its frame header claiming `side` x `side` pixels: a decompression bomb's header.
+    static func jpegBomb(side: UInt16 = 65000) throws -> Data {
         var data = try Fixture.data("photo.jpg")
         let sof = try #require((0..<data.count - 9).first { data[$0] == 0xFF && data[$0 + 1] == 0xC0 })
         for offset in [sof + 5, sof + 7] {  // height, then width, big-endian
-            data[offset] = 0xFD
-            data[offset + 1] = 0xE8
+            data[offset] = UInt8(side >> 8)
+            data[offset + 1] = UInt8(side & 0xFF)
         }
         return data
     }

@@ -30,6 +30,7 @@ public final class RemoteImageLoader: Sendable {
     private let thumbnails = Coalescer<Image>()
     private let memory: MemoryCache
     private let disk: DiskStore?
+    private let received = Atomic<Int>(0)
 
     /// The client and the address gate it connects through, made on first use.
     private struct Transport: Sendable {
@@ -93,6 +94,16 @@ public final class RemoteImageLoader: Sendable {
         return image
     }
 
+    /// The body bytes this loader has downloaded, every source together: each body that arrived
+    /// whole counts once; cache hits and `304 Not Modified` add nothing. For a service's metrics.
+    ///
+    /// ```swift
+    /// print("fetched \(loader.receivedByteCount) bytes from sources")
+    /// ```
+    public var receivedByteCount: Int {
+        received.load(ordering: .relaxed)
+    }
+
     /// Cancels what is in flight, then closes the client and the address guard; call it once,
     /// when the loader is no longer used.
     ///
@@ -148,6 +159,7 @@ public final class RemoteImageLoader: Sendable {
             disk?.renew(url, freshUntil: freshUntil, cached: renewed)
             return renewed
         case .fetched(let fetched):
+            received.add(fetched.byteCount, ordering: .relaxed)
             let cached = CachedSource(source: fetched.source, byteCount: fetched.byteCount,
                                       validators: fetched.validators, freshUntil: fetched.freshUntil, version: UUID().uuidString)
             memory.insert(.source(cached), for: key)
