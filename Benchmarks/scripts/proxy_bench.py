@@ -2,7 +2,7 @@
 
 `proxy_bench.py PHOTO_DIR GALLERY THUMBOR [--count 40] [--passes 10] [--connections 8] [--jobs 2]
                 [--rounds 1] [--route proxy|thumbnails] [--only gallery|thumbor] [--no-quality]
-                [--keep DIR] [--perf FILE]`
+                [--keep DIR] [--perf FILE] [--gallery-arg ARG]...`
 
 PHOTO_DIR holds the 12 MP JPEGs (Benchmarks/corpus/photos); the first COUNT are copied to a
 temporary folder (removed at the end, never committed). GALLERY is the `gallery` executable,
@@ -264,6 +264,8 @@ def main():
     ap.add_argument("--route", choices=["proxy", "thumbnails"], default="proxy")
     ap.add_argument("--only", choices=["gallery", "thumbor"])
     ap.add_argument("--no-quality", action="store_true")
+    ap.add_argument("--gallery-arg", action="append", default=[], metavar="ARG",
+                    help="one more argument for the gallery (repeatable), e.g. --gallery-arg=--isolation=in-process")
     ap.add_argument("--keep", help="leave the servers' logs and outputs in this folder")
     ap.add_argument("--perf", metavar="FILE", help="`perf record -g` of the gallery's process tree (999 Hz) into FILE "
                     "during its timed passes of the first round: `perf report -i FILE --sort pid,dso`")
@@ -318,7 +320,7 @@ def main():
             open(cache, "w").close()
         extra = []
     gallery = Server("MagickIO gallery", [args.gallery, files, "--host", "127.0.0.1", "--port", str(gallery_port),
-                                          "--jobs", str(args.jobs), "--cache", cache, *extra],
+                                          "--jobs", str(args.jobs), "--cache", cache, *extra, *args.gallery_arg],
                      gallery_port, "/health", gallery_url, after_start=after)
     gallery.short, thumbor.short = "gallery", "thumbor"
     servers = [s for s in (gallery, thumbor) if not args.only or s.short == args.only]
