@@ -26,7 +26,9 @@ Pillow and numpy, runs this script).
   requests, each URL distinct). requests/s = requests / wall clock of the timed passes; p50 and p99
   of the per-request latencies (request sent to last byte read). Every answer must be 200 with a
   body. CPU ms a request: user + system time of the server's process tree over the timed passes,
-  over the requests (the steadier figure on a shared machine). The gallery's `--queue 64` keeps
+  over the requests (the steadier figure on a shared machine). Each round also says how many
+  cores other processes (not the server, the origin or this script) kept busy meanwhile, from
+  /proc/stat: a round beside someone else's build is seen as such. The gallery's `--queue 64` keeps
   the 8 connections from meeting a 429 (its default queue is 2 x jobs).
 - Peak RSS: the server's whole process tree (thumbor's parent and its 2 forked workers; the gallery
   and its decode worker processes), VmRSS summed over the tree every 20 ms, the largest sum; and the
@@ -149,6 +151,14 @@ def cpu_seconds(pid):
         except (OSError, IndexError, ValueError):
             pass
     return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def machine_busy_seconds():
+    """CPU time the whole machine spent busy (all cores), from /proc/stat."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 class RSSSampler(threading.Thread):
@@ -357,9 +367,13 @@ def main():
                             perf = subprocess.Popen(["perf", "record", "-q", "-F", "999", "-g", "-p", pids, "-o", args.perf],
                                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                             time.sleep(1)
-                        cpu_before = cpu_seconds(server.process.pid)
+                        def ours():  # the server, the origin and this script (the client)
+                            t = os.times()
+                            return cpu_seconds(server.process.pid) + cpu_seconds(origin.pid) + t.user + t.system
+                        cpu_before, ours_before, busy_before = cpu_seconds(server.process.pid), ours(), machine_busy_seconds()
                         wall, lat = load(server.port, urls(server, args.passes), args.connections)
                         cpu = (cpu_seconds(server.process.pid) - cpu_before) / len(lat) * 1000
+                        others = max(0.0, (machine_busy_seconds() - busy_before) - (ours() - ours_before)) / wall
                         if perf:
                             perf.send_signal(signal.SIGINT)
                             perf.wait()
@@ -367,11 +381,12 @@ def main():
                         row = dict(rps=len(lat) / wall, p50=lat[len(lat) // 2] * 1000,
                                    p99=lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000,
                                    rss=sampler.peak_sum / 1024, one=sampler.peak_one / 1024, procs=sampler.most,
-                                   load=load_before, cpu=cpu)
+                                   load=load_before, cpu=cpu, others=others)
                         results[server.name].append(row)
                         print(f"  {server.name} round {r + 1}: {row['rps']:.1f} req/s, p50 {row['p50']:.0f} ms, "
                               f"p99 {row['p99']:.0f} ms, CPU {row['cpu']:.1f} ms a request, peak RSS {row['rss']:.0f} MiB summed over "
-                              f"{row['procs']} processes (largest one {row['one']:.0f} MiB), load {load_before:.2f}",
+                              f"{row['procs']} processes (largest one {row['one']:.0f} MiB), load {load_before:.2f}, "
+                              f"other processes {row['others']:.2f} cores",
                               flush=True)
                         if r == 0 and not args.no_quality:
                             quality[server.name] = measure_quality(server, files, photos, work, args.route)
