@@ -225,21 +225,26 @@ extension TIFFRows {
               let strip = page.rowsPerStrip, strip > 0, strip < page.height else { return nil }
         let rows = (BandedRows.minimumBandRows + strip - 1) / strip * strip
         guard page.height / rows >= 4,
-              BandedRows.slots.saturatingTimes(rows).saturatingTimes(outputRowBytes(page)) <= BandedRows.maximumBandBytes else { return nil }
+              BandedRows.slots.saturatingTimes(rows).saturatingTimes(outputRowBytes(page) + 64) <= BandedRows.maximumBandBytes else { return nil }
         return rows
     }
 
-    /// At most the bytes of one row as the own path hands it out: 4 channels of 2 bytes.
+    /// At least the bytes of one row as the own path hands it out (mio_tiff_start): RGB, or RGBA
+    /// when there may be an alpha sample; 2 bytes a sample from more than 8 bits stored and from
+    /// a colour map, else 1.
     static func outputRowBytes(_ page: TIFFLayout) -> Int {
-        max(page.width, 1).saturatingTimes(8)
+        let channels = page.samplesPerPixel == 2 || page.samplesPerPixel >= 4 ? 4 : 3
+        let bytes = page.bitsPerSample > 8 || page.photometric == 3 ? 2 : 1
+        return max(page.width, 1).saturatingTimes(channels * bytes)
     }
 
     /// What decoding a page of `page`'s layout on two threads adds (``bandRows(_:)``): the second
-    /// decoder (``streamedBytes(_:fileBytes:)`` again) and the bands held. Zero when it would not be.
+    /// decoder (``streamedBytes(_:fileBytes:)`` again) and the bands held (rows padded to 64
+    /// bytes). Zero when it would not be.
     static func bandedBytes(_ page: TIFFLayout, fileBytes: Int) -> Int {
         guard let rows = bandRows(page) else { return 0 }
         return streamedBytes(page, fileBytes: fileBytes)
-            .saturatingPlus(BandedRows.slots.saturatingTimes(rows).saturatingTimes(outputRowBytes(page)))
+            .saturatingPlus(BandedRows.slots.saturatingTimes(rows).saturatingTimes(outputRowBytes(page) + 64))
     }
 
     /// What ImageMagick 6.9.11's TIFF coder misreads in a page of `page`'s layout, or nil:
