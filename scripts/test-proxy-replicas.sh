@@ -25,6 +25,12 @@ while ss -ltn 2>/dev/null | grep -qE "127.0.0.1:($((port + 1))|$((port + 2))) ";
 samples="$root/Examples/thumbnail/Samples"
 origin_pid=""
 cleanup() {
+    local status=$?
+    if [[ $status -ne 0 ]]; then  # what the servers said, before their folder goes
+        for log in "$state"/*.log "$state"/*/*.log; do
+            [[ -f "$log" ]] && { echo "--- $log"; tail -20 "$log"; }
+        done
+    fi
     bash "$root/scripts/proxy-replicas.sh" stop --state "$state" || true
     [[ -n "$origin_pid" ]] && kill "$origin_pid" 2>/dev/null || true
     rm -rf "$state"
@@ -32,7 +38,7 @@ cleanup() {
 trap cleanup EXIT
 
 proxy=""
-if "$gallery" --help 2>&1 | grep -q -- "--allow-loopback-sources"; then
+if grep -q -- "--allow-loopback-sources" <<<"$("$gallery" --help 2>&1)"; then
     proxy=yes
     origin_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
     python3 -m http.server --bind 127.0.0.1 --directory "$samples" "$origin_port" >"$state/origin.log" 2>&1 &
@@ -99,8 +105,8 @@ for size in 64 65 66 67; do
     get "/thumbnails/portrait.jpg?size=$size" "image/jpeg"
     upstreams+=" $(header x-upstream)"
 done
-first="$(grep -oE "127\.0\.0\.1:$((port + 1))( |$)" <<<"$upstreams" | wc -l)"
-second="$(grep -oE "127\.0\.0\.1:$((port + 2))( |$)" <<<"$upstreams" | wc -l)"
+first="$(grep -cE "127\.0\.0\.1:$((port + 1))( |$)" <<<"${upstreams// /$'\n'}" || true)"
+second="$(grep -cE "127\.0\.0\.1:$((port + 2))( |$)" <<<"${upstreams// /$'\n'}" || true)"
 check "both replicas made thumbnails (misses: $first and $second)" test "$first" -gt 0 -a "$second" -gt 0
 get "/health" "*/*"
 check "/health passes through, uncached" is "$status/$(header x-cache-status)" "200/"

@@ -78,7 +78,8 @@ extension Gallery {
             status = Int(GalleryError(error).status.code)
             throw error
         } catch {
-            status = Int((error as? any HTTPResponseError)?.status.code ?? 499)  // a cancellation: the client left
+            // A cancellation is the client that left (499, as nginx logs it); anything else, a 500.
+            status = Int((error as? any HTTPResponseError)?.status.code ?? (error is CancellationError ? 499 : 500))
             throw error
         }
     }

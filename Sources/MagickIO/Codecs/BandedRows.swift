@@ -58,8 +58,9 @@ final class BandedRows: RowSource {
     /// What the three threads share, under one lock.
     /// `@unchecked Sendable`: the counters are touched only under the lock; a slot is written by
     /// one decoder thread only while the reader is past the band it held (``produce(_:)``), and
-    /// read by the reader only once its band is marked done; each decoder is used by its own
-    /// thread alone until that thread is joined.
+    /// read by the reader only once its band is marked done; each decoder reads rows on its own
+    /// thread alone until that thread is joined (the reader's `convert` of the first decoder
+    /// reads only what was set when it opened: its layout and sizes).
     private final class Bands: @unchecked Sendable {
         let decoders: [TIFFRows]
         let bandRows: Int
@@ -116,17 +117,21 @@ final class BandedRows: RowSource {
                 let stop = abandoned
                 condition.unlock()
                 if stop { break }
+                var complete = true
                 do throws(RowSourceFailure) {
                     try decoder.seek(toRow: first)
                     for y in first..<last {
                         try decoder.readRawRow(into: intoSlot ? row(y) : spare[index])
-                        if y % 8 == 7, isAbandoned() { break }
+                        if y % 8 == 7, isAbandoned() {
+                            complete = false
+                            break
+                        }
                     }
                 } catch let failed {
                     error = failed
                 }
                 condition.lock()
-                if error == nil, intoSlot { ready[band % BandedRows.slots] = band }
+                if error == nil, complete, intoSlot { ready[band % BandedRows.slots] = band }
                 condition.broadcast()
                 condition.unlock()
                 band += 2

@@ -90,6 +90,9 @@ final class TIFFRows: RawRowSource {
 
     var rawRowBytes: Int { info.row_bytes }
 
+    /// The rows of a strip as libtiff reads the page (its RowsPerStrip, or the page's height).
+    var rowsPerStrip: Int { Int(min(info.rows_per_strip, info.height)) }
+
     func readRow(into row: UnsafeMutablePointer<Float>) throws(RowSourceFailure) {
         guard let scratch else { throw .fallback("not started") }
         try readRawRow(into: scratch)

@@ -157,7 +157,10 @@ struct DecodeEstimate: Sendable, Hashable {
         }
         if format == .tiff {
             let page = header?.tiffPages.first ?? .costliest(width: stored.width, height: stored.height)
-            extra = TIFFRows.streamedBytes(page, fileBytes: fileBytes).saturatingPlus(TIFFRows.bandedBytes(page, fileBytes: fileBytes))
+            // A second decoder only for an image big enough to decode on more threads than one.
+            let banded = decoded.width.saturatingTimes(decoded.height) >= ImageSource.pipelineThreshold
+                ? TIFFRows.bandedBytes(page, fileBytes: fileBytes) : 0
+            extra = TIFFRows.streamedBytes(page, fileBytes: fileBytes).saturatingPlus(banded)
         }
         var overhead = fixedOverhead
         // A grid decoded a row of tiles at a time (``HEIFTiling``) comes at its canvas's width.

@@ -33,6 +33,14 @@ enum ContainerIndex: Sendable {
         }
     }
 
+    /// The most entries (segments, chunks) an index of a file of `fileBytes` holds: 256, or one
+    /// for every 256 bytes of the file, so that what an index holds (24-32 bytes an entry) is at
+    /// most an eighth of the file it describes. A file of more (of nothing but tiny chunks) is
+    /// walked again on each visit instead.
+    static func maxEntries(fileBytes: Int) -> Int {
+        max(256, fileBytes / 256)
+    }
+
     var tiff: TIFFIndex? {
         if case .tiff(let index) = self { index } else { nil }
     }

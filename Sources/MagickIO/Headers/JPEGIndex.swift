@@ -9,20 +9,16 @@ struct JPEGIndex: Sendable {
     /// The frame header, or why the walk found none.
     let frame: Result<JPEGSegments.Frame, JPEGSegments.Failure>
     /// Every segment before the frame header, in order; nil when there were more than
-    /// ``maxSegments`` (a file of nothing but tiny segments): ``visit(_:_:)`` then walks again
-    /// rather than hold an entry for each.
+    /// ``ContainerIndex/maxEntries(fileBytes:)`` (a file of nothing but tiny segments):
+    /// ``visit(_:_:)`` then walks again rather than hold an entry for each.
     private let segments: [JPEGSegments.Segment]?
-
-    /// More segments before a frame header than a camera or an editor writes (each APPn and COM,
-    /// the tables): 24 bytes each, at most 1.5 MiB held.
-    static let maxSegments = 65_536
 
     init(_ bytes: SourceBytes) {
         var reader = ByteReader(bytes)
         var kept: [JPEGSegments.Segment]? = []
+        let most = ContainerIndex.maxEntries(fileBytes: bytes.count)
         frame = JPEGSegments.frame(in: &reader) { _, segment in
-            guard kept != nil else { return }
-            if kept!.count == Self.maxSegments { kept = nil } else { kept!.append(segment) }
+            if kept?.count == most { kept = nil } else { kept?.append(segment) }
         }
         segments = kept
     }

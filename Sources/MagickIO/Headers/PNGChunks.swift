@@ -43,9 +43,15 @@ enum PNGChunks {
     /// `index`: the walk of `bytes` their source took (walked here when there is none).
     static func hasTextBeforeImageData(_ bytes: SourceBytes, index: PNGIndex? = nil) -> Bool {
         var found = false
-        (index ?? PNGIndex(bytes)).visit(bytes) { _, chunk in
+        let look = { (_: inout ByteReader, chunk: Chunk) -> Bool in
             found = found || ["tEXt", "zTXt", "iTXt"].contains(chunk.type)
             return !found && chunk.type != "IDAT"
+        }
+        if let index {
+            index.visit(bytes, look)
+        } else {
+            var reader = ByteReader(bytes)
+            walk(&reader, visit: look)  // to the first IDAT only
         }
         return found
     }

@@ -4,21 +4,18 @@
 /// check read it rather than walking the file again.
 struct PNGIndex: Sendable {
     /// Every chunk to `IEND` or the end of the data, in order; nil when there were more than
-    /// ``maxChunks`` (a file of nothing but empty chunks): ``visit(_:_:)`` then walks again
-    /// rather than hold an entry for each.
+    /// ``ContainerIndex/maxEntries(fileBytes:)`` (a file of nothing but empty chunks):
+    /// ``visit(_:_:)`` then walks again rather than hold an entry for each.
     private let chunks: [PNGChunks.Chunk]?
     /// How the walk ended (`IEND`, or the data cut short).
     private let end: PNGChunks.End
 
-    /// More chunks than an encoder writes (a big image's `IDAT`s are tens of kilobytes or more
-    /// each): 32 bytes each, at most 2 MiB held.
-    static let maxChunks = 65_536
-
     init(_ bytes: SourceBytes) {
         var reader = ByteReader(bytes)
         var kept: [PNGChunks.Chunk]? = []
+        let most = ContainerIndex.maxEntries(fileBytes: bytes.count)
         end = PNGChunks.walk(&reader) { _, chunk in
-            if kept?.count == Self.maxChunks { kept = nil } else { kept?.append(chunk) }
+            if kept?.count == most { kept = nil } else { kept?.append(chunk) }
             return true
         }
         chunks = kept

@@ -3,20 +3,17 @@
 /// frames' properties (``WebPProperties``) and the metadata census (``ContainerMetadata``) read it
 /// rather than walking the file again.
 struct RIFFIndex: Sendable {
-    /// Every chunk to the end of the data, in order; nil when there were more than ``maxChunks``
-    /// (a file of nothing but empty chunks): ``visit(_:_:)`` then walks again rather than hold an
-    /// entry for each.
+    /// Every chunk to the end of the data, in order; nil when there were more than
+    /// ``ContainerIndex/maxEntries(fileBytes:)`` (a file of nothing but empty chunks):
+    /// ``visit(_:_:)`` then walks again rather than hold an entry for each.
     private let chunks: [RIFFChunks.Chunk]?
-
-    /// More chunks than an encoder writes (an animation's frames are one `ANMF` each): 32 bytes
-    /// each, at most 2 MiB held.
-    static let maxChunks = 65_536
 
     init(_ bytes: SourceBytes) {
         var reader = ByteReader(bytes)
         var kept: [RIFFChunks.Chunk]? = []
+        let most = ContainerIndex.maxEntries(fileBytes: bytes.count)
         RIFFChunks.walk(&reader) { _, chunk in
-            if kept?.count == Self.maxChunks { kept = nil } else { kept?.append(chunk) }
+            if kept?.count == most { kept = nil } else { kept?.append(chunk) }
             return true
         }
         chunks = kept

@@ -131,9 +131,13 @@ extension ImageSource {
         guard idleCore, stream.decoded.width.saturatingTimes(stream.decoded.height) >= Self.pipelineThreshold else {
             return (decoder, {})
         }
-        if let first = decoder as? TIFFRows, let bandRows = header?.tiffPages.first.flatMap(TIFFRows.bandRows),
-           let second = try stream.decoder.open(self, stream, input: input, data: data, descriptor: descriptor, size: size,
-                                                interrupt: interrupt) as? TIFFRows {
+        // The second decoder must read the page as the first does (libtiff's strips, the rows it
+        // gives): anything else, or a second open that fails, and the first decodes alone.
+        if let first = decoder as? TIFFRows, let page = header?.tiffPages.first, let bandRows = TIFFRows.bandRows(page),
+           first.rowsPerStrip == page.rowsPerStrip,
+           let second = (try? stream.decoder.open(self, stream, input: input, data: data, descriptor: descriptor, size: size,
+                                                  interrupt: interrupt)) as? TIFFRows,
+           second.rowsPerStrip == first.rowsPerStrip, second.rawRowBytes == first.rawRowBytes, second.channels == first.channels {
             let banded = BandedRows(first, second, bandRows: bandRows)
             return (banded, banded.stop)
         }
