@@ -272,7 +272,7 @@ extension TIFFRows {
     }
 
     /// The bytes the own path adds to read a page of `page`'s layout from a file of `fileBytes`,
-    /// beyond the rows and the resampler (``DecodeEstimate/streamed(format:header:stored:decoded:output:fileBytes:)``):
+    /// beyond the rows and the resampler (``DecodeEstimate/streamed(format:header:stored:decoded:output:fileBytes:banded:)``):
     /// libtiff's strip or tile offsets and byte counts (8 bytes each, and the file's copy of them
     /// as they are read); the decoded strips of separate planes, or a row of tiles; the
     /// compressed strip or tile libtiff reads whole (at most the file, and the libtiff limit);

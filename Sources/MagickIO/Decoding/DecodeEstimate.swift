@@ -137,10 +137,11 @@ struct DecodeEstimate: Sendable, Hashable {
     /// allowance. A WebP: libwebp's scaled RGBA output, the `fileBytes` its incremental decoder
     /// appends, and its state: for a lossless bitstream (or one not known to be lossy) the whole
     /// stored image and its transforms (5 bytes a pixel), for a lossy one its rows and, when it
-    /// may have alpha, ``alphaPlaneBytes``; and ``prefixCodeBytes``.
+    /// may have alpha, ``alphaPlaneBytes``; and ``prefixCodeBytes``. A TIFF's page decoded on two
+    /// threads (`banded`, ``StreamPlan/bandRows``): its second decoder and bands too.
     static func streamed(format: ImageFormat, header: ImageHeader?, stored: (width: Int, height: Int),
                          decoded: (width: Int, height: Int), output: (width: Int, height: Int),
-                         fileBytes: Int = 0) -> DecodeEstimate {
+                         fileBytes: Int = 0, banded: Bool = false) -> DecodeEstimate {
         var extra = 0
         let storedPixels = stored.width.saturatingTimes(stored.height)
         if format == .jpeg, header?.isProgressive ?? true {
@@ -157,10 +158,8 @@ struct DecodeEstimate: Sendable, Hashable {
         }
         if format == .tiff {
             let page = header?.tiffPages.first ?? .costliest(width: stored.width, height: stored.height)
-            // A second decoder only for an image big enough to decode on more threads than one.
-            let banded = decoded.width.saturatingTimes(decoded.height) >= ImageSource.pipelineThreshold
-                ? TIFFRows.bandedBytes(page, fileBytes: fileBytes) : 0
-            extra = TIFFRows.streamedBytes(page, fileBytes: fileBytes).saturatingPlus(banded)
+            extra = TIFFRows.streamedBytes(page, fileBytes: fileBytes)
+                .saturatingPlus(banded ? TIFFRows.bandedBytes(page, fileBytes: fileBytes) : 0)
         }
         var overhead = fixedOverhead
         // A grid decoded a row of tiles at a time (``HEIFTiling``) comes at its canvas's width.

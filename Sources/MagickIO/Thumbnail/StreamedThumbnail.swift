@@ -21,6 +21,9 @@ struct StreamPlan: Sendable {
     /// What turns the rows as they come into `decoded` (a HEIF grid's tiles come as stored:
     /// ``HEIFTiling/orientation``); applied to the thumbnail.
     var orientation: Orientation = .up
+    /// A TIFF in strips big enough to decode on two threads when a core is idle: the rows of a
+    /// band (``TIFFRows/bandRows(_:)``), which the estimate counted a second decoder for.
+    var bandRows: Int?
 }
 
 extension ImageSource {
@@ -69,11 +72,13 @@ extension ImageSource {
             return nil
         }
         guard plan.stored.width <= decoded.width, plan.stored.height <= decoded.height else { return nil }
+        let bandRows = decoder == .tiff && decoded.width.saturatingTimes(decoded.height) >= Self.pipelineThreshold
+            ? header.tiffPages.first.flatMap(TIFFRows.bandRows) : nil
         let estimate = DecodeEstimate.streamed(format: format, header: header, stored: stored, decoded: decoded,
-                                               output: plan.stored, fileBytes: bytes.count)
+                                               output: plan.stored, fileBytes: bytes.count, banded: bandRows != nil)
         return StreamPlan(decoder: decoder, scale: scale, stored: stored, decoded: decoded, estimate: estimate,
                           codedPixels: format.isHEIF ? header.codedPixels : nil,
-                          orientation: format.isHEIF ? header.tiling?.orientation ?? .up : .up)
+                          orientation: format.isHEIF ? header.tiling?.orientation ?? .up : .up, bandRows: bandRows)
     }
 
     /// Refuses the own path's decode as ``checkLimits(frame:jpegHint:)`` refuses ImageMagick's:
@@ -123,8 +128,8 @@ extension ImageSource {
     /// What a thumbnail reads `decoder`'s rows through, and what stops it. A big image on an
     /// otherwise idle machine decodes on a second core (``PipelinedRows``; libheif has decoded a
     /// HEIF whole already, unless its tiles come a row at a time: nothing is left to overlap), a
-    /// TIFF in strips on two (``BandedRows``, with a second decoder, which the estimate counted:
-    /// ``TIFFRows/bandedBytes(_:fileBytes:)``).
+    /// TIFF in strips the plan chose for it on two (``StreamPlan/bandRows``, ``BandedRows``, with a
+    /// second decoder, which the estimate counted: ``TIFFRows/bandedBytes(_:fileBytes:)``).
     private func reader(of decoder: RawRowSource, _ stream: StreamPlan, input: SourceBytes, data: UnsafePointer<UInt8>?,
                         descriptor: Int32, size: Int, interrupt: Interrupt?,
                         idleCore: Bool) throws(RowSourceFailure) -> (RowSource, stop: () -> Void) {
@@ -133,8 +138,7 @@ extension ImageSource {
         }
         // The second decoder must read the page as the first does (libtiff's strips, the rows it
         // gives): anything else, or a second open that fails, and the first decodes alone.
-        if let first = decoder as? TIFFRows, let page = header?.tiffPages.first, let bandRows = TIFFRows.bandRows(page),
-           first.rowsPerStrip == page.rowsPerStrip,
+        if let bandRows = stream.bandRows, let first = decoder as? TIFFRows, first.rowsPerStrip == header?.tiffPages.first?.rowsPerStrip,
            let second = (try? stream.decoder.open(self, stream, input: input, data: data, descriptor: descriptor, size: size,
                                                   interrupt: interrupt)) as? TIFFRows,
            second.rowsPerStrip == first.rowsPerStrip, second.rawRowBytes == first.rawRowBytes, second.channels == first.channels {
