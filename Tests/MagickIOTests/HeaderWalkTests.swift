@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import MagickIO
+@_spi(Benchmarks) @testable import MagickIO
 
 /// The container walkers, on hand-made bytes: bounded by bytes, never trapping, and accepting what
 /// the real decoders accept.
@@ -233,6 +233,79 @@ struct HeaderWalkTests {
         #expect(PNGChunks.walk(&short) { _, _ in true } == .truncated)
         var lying = ByteReader(.memory(Data(png.prefix(8) + [0xFF, 0xFF, 0xFF, 0xFF] + Array("tEXt".utf8))))
         #expect(PNGChunks.walk(&lying) { _, _ in true } == .truncated, "a length past the end is not followed")
+    }
+
+    @Test("a peek reads what a window read reads, at every offset near the windows' edges and past the end, from memory and from a file")
+    func peek() throws {
+        let bytes = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("magickio-peek-\(UUID()).bin")
+        try Data(bytes).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let file = try OpenFile(path: url.path)
+        for source in [SourceBytes.memory(Data(bytes)), .file(file)] {
+            var reader = ByteReader(source), plain = ByteReader(source)
+            // Peeks alone (the small window), then after a window read (served from it), then past the end.
+            let offsets = [0, 8, 500, 505, 511, 512, 1_000, 65_530, 65_536, 131_000, 199_992, 199_995, 200_000, -1]
+            for offset in offsets {
+                #expect(reader.peek(at: offset, 8) == plain.bytes(at: offset, 8), "at \(offset)")
+            }
+            #expect(reader.bytes(at: 60_000, 4) != nil)
+            for offset in offsets {
+                #expect(reader.peek(at: offset, 8) == plain.bytes(at: offset, 8), "at \(offset), after a window")
+            }
+            #expect(reader.peek(at: 100, 1_000) == Array(bytes[100..<1_100]), "longer than its window: read as bytes(at:)")
+        }
+    }
+
+    @Test("a PNG whose image data comes in many small chunks has the same index from a file as from memory, and the same pixels")
+    func pngManyChunks() throws {
+        // The fixture's IDAT stream cut into 200-byte chunks (a 25 MP libvips PNG has 8,000 of 8 KiB).
+        let original = try Fixture.data("pnginflate-noise-mixed-rgb.png")
+        var stream = Data(), head = Data(), tail = Data()
+        var reader = ByteReader(.memory(original))
+        PNGChunks.walk(&reader) { reader, chunk in
+            let whole = original[chunk.offset..<chunk.end]
+            if chunk.type == "IDAT" { stream += reader.bytes(at: chunk.data.lowerBound, chunk.length) ?? [] }
+            else if stream.isEmpty { head += whole } else { tail += whole }
+            return true
+        }
+        func crc(_ bytes: Data) -> UInt32 {
+            var value: UInt32 = 0xFFFF_FFFF
+            for byte in bytes {
+                value ^= UInt32(byte)
+                for _ in 0..<8 { value = value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
+            }
+            return ~value
+        }
+        var png = Data(original.prefix(8)) + head
+        var pieces = 0
+        for start in stride(from: 0, to: stream.count, by: 200) {
+            let body = Data("IDAT".utf8) + stream[start..<min(start + 200, stream.count)]
+            png += withUnsafeBytes(of: UInt32(body.count - 4).bigEndian) { Data($0) } + body
+            png += withUnsafeBytes(of: crc(body).bigEndian) { Data($0) }
+            pieces += 1
+        }
+        png += tail
+        #expect(pieces > 20)
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("magickio-idats-\(UUID()).png")
+        try png.write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+
+        func chunks(_ bytes: SourceBytes) -> ([String], [Int], PNGChunks.End) {
+            var types: [String] = [], offsets: [Int] = []
+            let end = PNGIndex(bytes).visit(bytes) { _, chunk in types.append(chunk.type); offsets.append(chunk.offset); return true }
+            return (types, offsets, end)
+        }
+        let fromFile = chunks(.file(try OpenFile(path: url.path))), fromMemory = chunks(.memory(png))
+        #expect(fromFile.0 == fromMemory.0 && fromFile.1 == fromMemory.1 && fromFile.2 == .imageEnd && fromMemory.2 == .imageEnd)
+        #expect(fromFile.0.filter { $0 == "IDAT" }.count == pieces && fromFile.0.last == "IEND")
+        // Decoded from the file, by ImageMagick and by the own rows, pixel for pixel the original.
+        let source = try ImageSource(url: url), twin = try ImageSource(data: original)
+        #expect(try source.properties().pixelWidth == twin.properties().pixelWidth)
+        #expect(try source.image(at: 0).pixels(.rgba8).bytes == twin.image(at: 0).pixels(.rgba8).bytes)
+        let thumbnail = try source.thumbnail(maxPixelSize: 20)
+        #expect(thumbnail.decoderName == "libpng")
+        #expect(try thumbnail.pixels(.rgba8).bytes == twin.thumbnail(maxPixelSize: 20).pixels(.rgba8).bytes)
     }
 
     @Test("RIFF chunks are walked with their padding; ISO BMFF boxes with 64-bit and to-the-end sizes")

@@ -1,8 +1,9 @@
 // In-process timing of ImageSource.thumbnail:
-// `inprocess MAX REPEAT FILE... [--png] [--embedded] [--imagemagick]`.
+// `inprocess MAX REPEAT FILE... [--png] [--embedded] [--imagemagick] [--in-process]`.
 // Per file: one untimed warm-up, then REPEAT runs of open + thumbnail + encode to memory (JPEG q85,
 // or PNG with --png; with --embedded an embedded thumbnail may serve, `.ifAbsent`; with
-// --imagemagick MagickIO's own JPEG/PNG decoders are off); prints the median ms, the output size
+// --imagemagick MagickIO's own JPEG/PNG decoders are off; with --in-process the decode runs in this
+// process, not in a decode worker); prints the median ms, the output size
 // and the decoder that made the pixels, or the error. Then peak RSS.
 import Foundation
 @_spi(Benchmarks) import MagickIO
@@ -11,15 +12,17 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 let png = arguments.contains("--png")
 var options = ThumbnailOptions(embedded: arguments.contains("--embedded") ? .ifAbsent : .never)
 options.ownDecoders = !arguments.contains("--imagemagick")
-arguments.removeAll { $0 == "--png" || $0 == "--embedded" || $0 == "--imagemagick" }
+var decoding = DecodingOptions()
+if arguments.contains("--in-process") { decoding.isolation = .inProcess }
+arguments.removeAll { ["--png", "--embedded", "--imagemagick", "--in-process"].contains($0) }
 guard arguments.count >= 3, let maxPixelSize = Int(arguments[0]), let repeats = Int(arguments[1]) else {
-    FileHandle.standardError.write(Data("usage: inprocess MAX REPEAT FILE... [--png] [--embedded] [--imagemagick]\n".utf8))
+    FileHandle.standardError.write(Data("usage: inprocess MAX REPEAT FILE... [--png] [--embedded] [--imagemagick] [--in-process]\n".utf8))
     exit(2)
 }
 var failed = false
 for path in arguments.dropFirst(2) {
     func run() throws -> (Int, Int, String) {
-        let thumb = try ImageSource(url: URL(fileURLWithPath: path)).thumbnail(maxPixelSize: maxPixelSize, options: options)
+        let thumb = try ImageSource(url: URL(fileURLWithPath: path), options: decoding).thumbnail(maxPixelSize: maxPixelSize, options: options)
         _ = try thumb.encoded(as: png ? .png : .jpeg(quality: 85))
         return (thumb.width, thumb.height, thumb.decoderName)
     }

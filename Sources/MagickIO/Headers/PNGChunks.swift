@@ -30,8 +30,8 @@ enum PNGChunks {
     static func walk(_ reader: inout ByteReader, visit: (inout ByteReader, Chunk) -> Bool) -> End {
         var offset = 8
         while true {
-            guard let length = reader.u32be(at: offset), let type = reader.bytes(at: offset + 4, 4) else { return .truncated }
-            let chunk = Chunk(type: String(decoding: type, as: UTF8.self), offset: offset, length: length)
+            guard let header = reader.peek(at: offset, 8) else { return .truncated }
+            let chunk = Chunk(type: String(decoding: header[4..<8], as: UTF8.self), offset: offset, length: header.u32be(at: 0))
             guard visit(&reader, chunk) else { return .stopped }
             if chunk.type == "IEND" { return .imageEnd }
             offset = chunk.end
