@@ -40,10 +40,15 @@ enum EXIFProperties {
         return Int(digits)
     }
 
+    /// ImageMagick's walk over the directories, its entries read through ``TIFFDirectories`` (the
+    /// one reader of TIFF structures: byte order, bounds, type sizes); what is ImageMagick's own
+    /// here is only the order it goes in, where it stops, and how it formats values.
     private struct Walk {
-        let exif: ArraySlice<UInt8>
+        /// The structure after the prefix (nil without one, or when it is not classic TIFF).
+        private var tiff: TIFFDirectories?
+        /// The bytes after the prefix.
+        private let length: Int
         var properties: [String: String] = [:]
-        private var littleEndian = true
 
         init(profile: [UInt8]) {
             // ImageMagick's search for the prefix: a mismatch consumes the byte, without going back.
@@ -53,27 +58,27 @@ enum EXIFProperties {
                 matched = profile[at] == prefix[matched] ? matched + 1 : 0
                 at += 1
             }
-            exif = matched == 6 ? profile[at...] : []
+            let exif = matched == 6 ? profile[at...] : []
+            length = exif.count
+            // ImageMagick reads a byte-order mark and 42 only (no BigTIFF), in at least 16 bytes.
+            if length >= 16, let tiff = TIFFDirectories(.memory(Data(exif))), !tiff.isBigTIFF {
+                self.tiff = tiff
+            }
         }
 
-        private var length: Int { exif.count }
+        // Every read below is within `length`, checked where the offset is made.
+        private mutating func u16(_ at: Int) -> Int { tiff?.value(at: at, size: 2) ?? 0 }
 
-        private func u16(_ at: Int) -> Int { exif.u16(at: at, littleEndian: littleEndian) }
+        private mutating func u32(_ at: Int) -> Int { tiff?.value(at: at, size: 4) ?? 0 }
 
-        private func u32(_ at: Int) -> UInt32 { UInt32(exif.u32(at: at, littleEndian: littleEndian)) }
-
-        private func s32(_ at: Int) -> Int { Int(Int32(bitPattern: u32(at))) }
+        private mutating func s32(_ at: Int) -> Int { tiff?.signed32(at: at) ?? -1 }
 
         /// The EXIF formats ImageMagick reads, BYTE (1) to DOUBLE (12), each of its TIFF type's size
         /// (``TIFFDirectories/typeSizes``); 0 and 13 and up stop a directory.
         private static let formats = 1...12
 
         mutating func run() {
-            guard length >= 16 else { return }
-            let id = exif.u16le(at: 0)
-            guard id == 0x4949 || id == 0x4D4D else { return }
-            littleEndian = id == 0x4949
-            guard u16(2) == 0x2A else { return }
+            guard tiff != nil else { return }
             let first = s32(4)
             guard first >= 0, first < length else { return }
             var stack: [(directory: Int, entry: Int, tagOffset: Int)] = Array(repeating: (0, 0, 0), count: 16)
@@ -138,7 +143,7 @@ enum EXIFProperties {
             } while level > 0
         }
 
-        private func value(of format: Int, at p: Int, components: Int, bytes: Int) -> String? {
+        private mutating func value(of format: Int, at p: Int, components: Int, bytes: Int) -> String? {
             func joined(_ size: Int, _ item: (Int) -> String) -> String {
                 // ImageMagick writes "v, " for each value into 4,096 bytes and cuts the last two.
                 var text = ""
@@ -149,10 +154,19 @@ enum EXIFProperties {
                 let kept = String(decoding: text.utf8.prefix(4095), as: UTF8.self)
                 return kept.utf8.count > 1 ? String(decoding: kept.utf8.dropLast(2), as: UTF8.self) : kept
             }
-            let base = exif.startIndex
+            // The bytes of the values a format of one byte shows (no more than 4,095 characters take).
+            func raw(_ count: Int) -> [UInt8] { tiff?.bytes(at: p, count: min(count, 4096)) ?? [] }
+            // A float's or double's bytes, read in the machine's byte order, as ImageMagick does.
+            func machineOrder(_ at: Int, _ size: Int) -> UInt64 {
+                (tiff?.bytes(at: at, count: size) ?? []).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            }
             switch format {
-            case 1, 7: return joined(1) { String(exif[base + $0]) }
-            case 6: return joined(1) { String(Int8(bitPattern: exif[base + $0])) }
+            case 1, 7:
+                let values = raw(components)
+                return joined(1) { String(values[$0 - p]) }
+            case 6:
+                let values = raw(components)
+                return joined(1) { String(Int8(bitPattern: values[$0 - p])) }
             case 3: return joined(2) { String(u16($0)) }
             case 8: return joined(2) { String(Int16(truncatingIfNeeded: u16($0))) }
             case 4: return joined(4) { String(u32($0)) }
@@ -160,20 +174,13 @@ enum EXIFProperties {
             case 5: return joined(8) { "\(u32($0))/\(u32($0 + 4))" }
             case 10: return joined(8) { "\(s32($0))/\(s32($0 + 4))" }
             case 11:
-                // Read in the machine's byte order, as ImageMagick does.
-                return joined(4) { at in
-                    let raw = (0..<4).reduce(UInt32(0)) { $0 | UInt32(exif[base + at + $1]) << (8 * $1) }
-                    return String(format: "%f", Double(Float(bitPattern: raw)))
-                }
+                return joined(4) { String(format: "%f", Double(Float(bitPattern: UInt32(machineOrder($0, 4))))) }
             case 12:
-                return joined(8) { at in
-                    let raw = (0..<8).reduce(UInt64(0)) { $0 | UInt64(exif[base + at + $1]) << (8 * $1) }
-                    return String(format: "%f", Double(bitPattern: raw))
-                }
+                return joined(8) { String(format: "%f", Double(bitPattern: machineOrder($0, 8))) }
             default:
                 guard p <= length - bytes else { return nil }
                 var text = ""
-                for byte in exif[(base + p)..<(base + p + min(bytes, 1 << 16))] {
+                for byte in tiff?.bytes(at: p, count: min(bytes, 1 << 16)) ?? [] {
                     if byte == 0 { break }
                     text.append((0x20...0x7E).contains(byte) ? Character(UnicodeScalar(byte)) : ".")
                 }

@@ -63,6 +63,17 @@ struct TIFFDirectories {
         return value >= 0 ? value : nil
     }
 
+    /// A signed 32-bit value at `offset` (how ImageMagick's EXIF reader takes counts and offsets).
+    mutating func signed32(at offset: Int) -> Int? {
+        value(at: offset, size: 4).map { Int(Int32(truncatingIfNeeded: $0)) }
+    }
+
+    /// The `count` bytes at `offset`, as stored.
+    mutating func bytes(at offset: Int, count: Int) -> [UInt8]? {
+        guard offset >= 0 else { return nil }
+        return reader.bytes(at: base.saturatingPlus(offset), count)
+    }
+
     /// The first directory's offset (IFD0).
     mutating func firstDirectory() -> Int? {
         value(at: isBigTIFF ? 8 : 4, size: offsetSize)
