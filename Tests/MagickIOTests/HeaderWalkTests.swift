@@ -129,6 +129,18 @@ struct HeaderWalkTests {
         }
         let animated = try Fixture.source("anim-dispose.webp")
         #expect(animated.index?.webp != nil && animated.count > 1)
+        // The frames ImageMagick's coder may see, cut from the index's chunks as from a walk's.
+        let bytes = SourceBytes.memory(try Fixture.data("anim-dispose.webp"))
+        for last in 0..<(animated.count - 1) {
+            guard case .memory(let walked)? = bytes.webpFrames(through: last),
+                  case .memory(let indexed)? = bytes.webpFrames(through: last, index: animated.index?.webp) else {
+                Issue.record("frame \(last) of \(animated.count): nothing cut")
+                continue
+            }
+            #expect(walked == indexed && walked.count < bytes.count, "through frame \(last)")
+            #expect(try ImageSource(data: indexed).count == last + 1)
+        }
+        #expect(bytes.webpFrames(through: animated.count - 1, index: animated.index?.webp) == nil, "nothing left out")
     }
 
     @Test("a JPEG walk fails, never traps, on what libjpeg refuses too")

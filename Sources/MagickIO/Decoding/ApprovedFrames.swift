@@ -8,13 +8,14 @@ import Foundation
 extension SourceBytes {
     /// An animated WebP cut after its frame `last`: the RIFF header rewritten, every chunk before
     /// the frames and after them kept (`VP8X`, `ANIM`, `ICCP`, `EXIF`, `XMP `), the `ANMF` chunks
-    /// past `last` left out. Nil when nothing would be left out.
-    func webpFrames(through last: Int) -> SourceBytes? {
+    /// past `last` left out. Nil when nothing would be left out. `index`: the walk of these bytes
+    /// their source took when it opened (walked here when there is none).
+    func webpFrames(through last: Int, index: RIFFIndex? = nil) -> SourceBytes? {
         var reader = ByteReader(self)
         var kept: [Range<Int>] = []
         var frames = 0
         var dropped = false
-        RIFFChunks.walk(&reader) { reader, chunk in
+        let keep = { (reader: inout ByteReader, chunk: RIFFChunks.Chunk) -> Bool in
             let end = min(chunk.end, reader.count)
             if chunk.id == "ANMF" {
                 frames += 1
@@ -26,6 +27,7 @@ extension SourceBytes {
             kept.append(chunk.offset..<end)
             return end > chunk.offset
         }
+        if let index { index.visit(&reader, keep) } else { RIFFChunks.walk(&reader, visit: keep) }
         guard dropped else { return nil }
         var data = Data(capacity: 12 + kept.reduce(0) { $0 + $1.count })
         data.append(contentsOf: Array("RIFF".utf8))

@@ -148,7 +148,7 @@ extension ImageSource {
         let heapShare = heapShare(cacheBytes: cacheBytes)
         let warnings = try (format.isHEIF
             ? readHEIF(frame: index, from: input.bytes, into: wand, cacheBytes: cacheBytes, heapShare: heapShare, interrupt: interrupt)
-            : wand.read(try bytesForImageMagick(input.bytes, through: index), format: format, frames: range, ping: false,
+            : wand.read(try bytesForImageMagick(input, through: index), format: format, frames: range, ping: false,
                         strictness: decodingOptions.strictness, cacheBytes: cacheBytes, heapShare: heapShare)) + input.warnings
         // ImageMagick returns a stopped JPEG decode as a success with a partial image.
         try interrupt?.check()
@@ -165,13 +165,15 @@ extension ImageSource {
         return warnings
     }
 
-    /// Of `bytes`, what ImageMagick's coder may see to decode frames 0...`last`: an animated WebP without
-    /// the frames after them (``SourceBytes/webpFrames(through:)``); an OS/2 2.x BMP with the headers
-    /// it reads right, in a memory file (``BMPHeader/windowsHeaders(_:)``); anything else as it is.
-    private func bytesForImageMagick(_ bytes: SourceBytes, through last: Int) throws(MagickIOError) -> SourceBytes {
+    /// Of `input`, what ImageMagick's coder may see to decode frames 0...`last`: an animated WebP without
+    /// the frames after them (``SourceBytes/webpFrames(through:index:)``, from the chunks the index
+    /// found when the input is the source's own bytes); an OS/2 2.x BMP with the headers it reads
+    /// right, in a memory file (``BMPHeader/windowsHeaders(_:)``); anything else as it is.
+    private func bytesForImageMagick(_ input: DecoderInput, through last: Int) throws(MagickIOError) -> SourceBytes {
+        let bytes = input.bytes
         switch format {
         case .webp where count > 1:
-            return bytes.webpFrames(through: last) ?? bytes
+            return bytes.webpFrames(through: last, index: input.isStrippedCopy ? nil : self.index?.webp) ?? bytes
         case .bmp:
             guard let (head, restAt, end) = try (try? BMPHeader.read(bytes))?.windowsHeaders(bytes) else { return bytes }
             let file = try MemoryFile.make("magickio-bmp", head: head, then: bytes, from: restAt, upTo: end)
