@@ -109,9 +109,12 @@ final class OpenFile: Sendable {
     }
 
     func read(at offset: Int, length: Int) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: length)
-        let filled = bytes.withUnsafeMutableBytes { read(at: offset, into: $0) }
-        return Array(bytes.prefix(filled))
+        // No more than the file's size asks for (a 64 KiB window near the end reads what is
+        // there), into uninitialised storage: no zeroing and no second copy.
+        let wanted = offset < 0 ? 0 : max(0, min(length, size - offset))
+        return [UInt8](unsafeUninitializedCapacity: wanted) { buffer, initialized in
+            initialized = wanted == 0 ? 0 : read(at: offset, into: UnsafeMutableRawBufferPointer(buffer))
+        }
     }
 
     /// Fills `buffer` from `offset` (fewer bytes at the end of the file); returns how many it read.
