@@ -75,6 +75,46 @@ struct HeaderWalkTests {
         #expect(try long.properties().pixelWidth == source.properties().pixelWidth)
     }
 
+    @Test("a JPEG's index goes on to the first scan header: what it hands over, the census of what libjpeg reads and the one-scan check are a walk's")
+    func jpegIndexToScan() throws {
+        let fixtures = try ["photo.jpg", "progressive.jpg", "cmyk.jpg", "own-adobe.jpg", "jpeg-extraneous-bytes.jpg",
+                            "jpeg-padding-before-sof.jpg", "jpeg-8800-cut.jpg", "truncated.jpg", "embedded-thumbnail.jpg",
+                            "adobe-rgb.jpg", "empty.jpg"].map { try Fixture.data($0) }
+        // Made here: APPn and COM segments between the frame header and the first scan (an ICC chain
+        // there, which libjpeg still reads), a file cut before its scan header, and one over the cap.
+        let plain: [UInt8] = Self.jpeg([])  // SOI, then the 19-byte frame header, then the scan header
+        var between: [UInt8] = Array(plain[0..<21])
+        between += [0xFF, 0xE2, 0x00, 0x12] + Array("ICC_PROFILE\0".utf8) + [1, 1, 7, 7]
+        between += [0xFF, 0xFE, 0x00, 0x05, 0x61, 0x62, 0x63]
+        between += [0xFF, 0xE5, 0x00, 0x04, 9, 9]
+        between += plain[21...]
+        var crowded: [UInt8] = []
+        for _ in 0..<300 { crowded += [0xFF, 0xFE, 0x00, 0x03, 0x41] }
+        let made: [Data] = [Data(between), Data(between[0..<40]), Data(plain + crowded + [0xFF, 0xD9]), Data(Self.jpeg(crowded))]
+        var fromIndex = 0
+        for data in fixtures + made {
+            let bytes = SourceBytes.memory(data)
+            let index = JPEGIndex(bytes)
+            var reader = ByteReader(bytes)
+            var walked: [(UInt8, Range<Int>)] = [], visited: [(UInt8, Range<Int>)] = []
+            let walkEnd = JPEGSegments.walkAll(&reader, untilScan: true) { _, segment in walked.append((segment.code, segment.payload)) }
+            if let visitEnd = index.visitToScan(bytes, { _, segment in visited.append((segment.code, segment.payload)) }) {
+                fromIndex += 1
+                #expect(visitEnd == walkEnd && visited.elementsEqual(walked) { $0.0 == $1.0 && $0.1 == $1.1 },
+                        "\(data.count) bytes: \(visited.map(\.0)) against \(walked.map(\.0))")
+            }
+            let census = JPEGMetadata.census(bytes, untilScan: true, index: index), again = JPEGMetadata.census(bytes, untilScan: true)
+            #expect(census.bytes == again.bytes && census.segments == again.segments && census.iccBytes == again.iccBytes
+                    && census.droppable == again.droppable && census.icc == again.icc && census.isComplete == again.isComplete)
+            if case .success(let frame) = index.frame {
+                #expect(JPEGSegments.decodesOneScan(in: bytes, frame: frame, index: index) == JPEGSegments.decodesOneScan(in: bytes, frame: frame))
+            }
+        }
+        #expect(fromIndex >= fixtures.count - 2, "the index answered for the files with a frame header")
+        let census = JPEGMetadata.census(.memory(Data(between)), untilScan: true, index: JPEGIndex(.memory(Data(between))))
+        #expect(census.iccBytes == 2 && census.icc.count == 1 && census.segments == 2 && census.isComplete)
+    }
+
     @Test("a PNG's index hands over the chunks the walk visits, and stops where it stops; past its cap it walks again")
     func pngIndex() throws {
         let photo = try Fixture.data("orient-6.png")

@@ -98,8 +98,8 @@ extension ImageSource {
     /// or multi-scan file (a baseline photo's one scan needs no count).
     private func checkScanWork() throws(MagickIOError) {
         // Without a frame header libjpeg decodes no scan at all.
-        guard case .success(let frame) = (index?.jpeg ?? JPEGIndex(bytes)).frame,
-              !JPEGSegments.decodesOneScan(in: bytes, frame: frame) else { return }
+        let jpeg = index?.jpeg ?? JPEGIndex(bytes)
+        guard case .success(let frame) = jpeg.frame, !JPEGSegments.decodesOneScan(in: bytes, frame: frame, index: jpeg) else { return }
         let work = JPEGSegments.scanWork(in: bytes, after: frame)
         if work.blockScans > JPEGSegments.maxBlockScans {
             throw MagickIOError.limit("jpegScanWork", requested: work.blockScans, limit: JPEGSegments.maxBlockScans,

@@ -13,11 +13,12 @@ enum JPEGMetadata {
 
     /// The census from SOI to EOI, or (`untilScan`) to the first scan header: the segments
     /// `jpeg_read_header` reads, and so all that ImageMagick's ping and libjpeg's own header read
-    /// see (``ImageSource/decoderInput(keeping:forLibjpeg:)``).
-    static func census(_ reader: inout ByteReader, untilScan: Bool = false) -> MetadataCensus {
+    /// see (``ImageSource/decoderInput(keeping:forLibjpeg:)``), from `index` when it holds them
+    /// (the walk at open went on to the first scan header: ``JPEGIndex/visitToScan(_:_:)``).
+    static func census(_ bytes: SourceBytes, untilScan: Bool = false, index: JPEGIndex? = nil) -> MetadataCensus {
         var census = MetadataCensus()
         var comments = 0
-        census.isComplete = JPEGSegments.walkAll(&reader, untilScan: untilScan) { reader, segment in
+        let count = { (reader: inout ByteReader, segment: JPEGSegments.Segment) in
             guard (0xE0...0xEF).contains(segment.code) || segment.code == 0xFE else { return }
             // ImageMagick 6 keeps the last comment (`SetImageProperty`), so COM segments cost it
             // their bytes, never a copy of the ones before: only APPn count as segments. 7 appends
@@ -42,6 +43,12 @@ enum JPEGMetadata {
             default:
                 census.drop(whole)
             }
+        }
+        if untilScan, let complete = index?.visitToScan(bytes, count) {
+            census.isComplete = complete
+        } else {
+            var reader = ByteReader(bytes)
+            census.isComplete = JPEGSegments.walkAll(&reader, untilScan: untilScan, visit: count)
         }
         return census
     }

@@ -28,7 +28,7 @@ extension JPEGSegments {
     /// block position), is 59 million; in 4:2:0 34 million.
     static let maxBlockScans = 150_000_000
 
-    /// The scans of the JPEG in `source`, walked by ``walkAll(_:untilScan:visit:)`` as far as the
+    /// The scans of the JPEG in `source`, walked by ``walkAll(_:from:untilScan:visit:)`` as far as the
     /// data goes (a scan before `frame`, which libjpeg refuses, counts too). A scan naming a
     /// component the frame lacks (which libjpeg refuses) counts as the frame's largest.
     static func scanWork(in source: SourceBytes, after frame: Frame) -> ScanWork {
@@ -56,12 +56,16 @@ extension JPEGSegments {
     /// first scan names every component leaves libjpeg's `has_multiple_scans` false, and a
     /// second scan header then ends the decode (`JERR_EOI_EXPECTED`). Such a file's work is one
     /// scan, far under ``maxBlockScans``, and needs no walk past its header.
-    static func decodesOneScan(in source: SourceBytes, frame: Frame) -> Bool {
+    /// `index`: the walk of `source` its source took at open, which went on to the first scan.
+    static func decodesOneScan(in source: SourceBytes, frame: Frame, index: JPEGIndex? = nil) -> Bool {
         guard !frame.isProgressive else { return false }
-        var reader = ByteReader(source)
         var components: Int?
-        _ = walkAll(&reader, untilScan: true) { reader, segment in
+        let look = { (reader: inout ByteReader, segment: Segment) in
             if segment.code == 0xDA { components = reader.u8(at: segment.payload.lowerBound).map(Int.init) }
+        }
+        if index?.visitToScan(source, look) == nil {
+            var reader = ByteReader(source)
+            _ = walkAll(&reader, untilScan: true, visit: look)
         }
         return components == frame.sampling.count
     }

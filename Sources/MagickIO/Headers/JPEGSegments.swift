@@ -84,7 +84,7 @@ enum JPEGSegments {
             }
             guard let length = reader.u16be(at: offset) else { return .failure(.truncated) }
             guard length >= 2 else {
-                // As in ``walkAll(_:untilScan:visit:)``: libjpeg reads on after a skipped marker's
+                // As in ``walkAll(_:from:untilScan:visit:)``: libjpeg reads on after a skipped marker's
                 // short length.
                 guard isSkipped(code) else { return .failure(.malformed) }
                 offset += 2
@@ -104,11 +104,12 @@ enum JPEGSegments {
     /// followed by 0x00 (a stuffed byte) or an RSTn is data, as in libjpeg's `next_marker`, so
     /// segments between scans and after the last one are seen too. `untilScan` stops after the
     /// first scan header (what libjpeg's `jpeg_read_header`, and so a ping, reads). Bounded by
-    /// the source's bytes; true when it reached EOI (or, `untilScan`, the first scan).
-    static func walkAll(_ reader: inout ByteReader, untilScan: Bool = false,
+    /// the source's bytes; true when it reached EOI (or, `untilScan`, the first scan). `from`: where
+    /// a walk that already visited the segments before goes on (the end of the last one).
+    static func walkAll(_ reader: inout ByteReader, from start: Int = 2, untilScan: Bool = false,
                         visit: (inout ByteReader, Segment) -> Void) -> Bool {
         guard reader.u8(at: 0) == 0xFF, reader.u8(at: 1) == 0xD8 else { return false }
-        var offset = 2
+        var offset = max(start, 2)
         while true {
             guard let marker = reader.firstIndex(of: 0xFF, from: offset) else { return false }
             offset = marker + 1

@@ -37,14 +37,14 @@ struct MetadataCensus: Sendable, Equatable {
     var uncounted: String?
 
     /// The census of `bytes` as `format`, compressed chunks counted up to `cap` bytes each; a
-    /// JPEG's only up to its first scan header when `jpegUntilScan`; a TIFF's or a HEIF file's from
-    /// `index`, what its source walked at open (walked here when there is none).
+    /// JPEG's only up to its first scan header when `jpegUntilScan`; from `index`, what its source
+    /// walked at open, where it holds what the census reads (walked here when it does not).
     static func take(_ bytes: SourceBytes, format: ImageFormat, cap: Int, jpegUntilScan: Bool = false,
                      index: ContainerIndex? = nil) -> MetadataCensus {
         var reader = ByteReader(bytes)
         switch format {
         case .png: return PNGMetadata.census(bytes, index: index?.png ?? PNGIndex(bytes), cap: cap)
-        case .jpeg: return JPEGMetadata.census(&reader, untilScan: jpegUntilScan)
+        case .jpeg: return JPEGMetadata.census(bytes, untilScan: jpegUntilScan, index: index?.jpeg)
         case .tiff: return ContainerMetadata.tiff(index?.tiff ?? TIFFIndex(bytes))
         case .webp: return ContainerMetadata.webp(&reader, index: index?.webp ?? RIFFIndex(bytes))
         case .gif: return ContainerMetadata.gif(&reader)
