@@ -1,21 +1,26 @@
 import Foundation
 
 /// Bounds-checked reads of a source's bytes through a small window, so that a walk over many
-/// small structures (JPEG fill bytes, PNG chunk headers) costs one `pread` per 64 KiB, not one per
+/// small structures (JPEG fill bytes, GIF sub-blocks) costs one `pread` per 64 KiB, not one per
 /// structure. Every read past the end answers nil: a header walk never traps on hostile lengths.
-/// A walk that jumps over what lies between its headers reads them with ``peek(at:_:)``.
+/// A walk that jumps over what lies between its headers (PNG chunks) reads them with
+/// ``peek(at:_:)``; one that jumps back and forth over a small block (an EXIF profile's
+/// directories) takes a window that holds it all.
 struct ByteReader {
     let source: SourceBytes
     private var window: [UInt8] = []
     private var windowStart = 0
-    private static let windowSize = 1 << 16
+    /// The bytes a window holds (64 KiB unless the reader was made with more).
+    private let windowSize: Int
     /// The small window of ``peek(at:_:)``.
     private var glimpse: [UInt8] = []
     private var glimpseStart = 0
     private static let glimpseSize = 512
 
-    init(_ source: SourceBytes) {
+    /// `window`: the bytes read at once (64 KiB; no less).
+    init(_ source: SourceBytes, window: Int = 1 << 16) {
         self.source = source
+        windowSize = max(window, 1 << 16)
     }
 
     /// The number of bytes.
@@ -26,7 +31,7 @@ struct ByteReader {
         guard offset >= 0, offset < count else { return nil }
         if offset < windowStart || offset >= windowStart + window.count {
             windowStart = offset
-            window = source.read(at: offset, length: Self.windowSize)
+            window = source.read(at: offset, length: windowSize)
             guard !window.isEmpty else { return nil }
         }
         return window[offset - windowStart]
@@ -38,12 +43,12 @@ struct ByteReader {
         if offset >= windowStart, offset + length <= windowStart + window.count {
             return Array(window[(offset - windowStart)..<(offset - windowStart + length)])
         }
-        if length > Self.windowSize / 2 {
+        if length > windowSize / 2 {
             let got = source.read(at: offset, length: length)
             return got.count == length ? got : nil
         }
         windowStart = offset
-        window = source.read(at: offset, length: Self.windowSize)
+        window = source.read(at: offset, length: windowSize)
         guard window.count >= length else { return nil }
         return Array(window[0..<length])
     }
@@ -97,7 +102,7 @@ struct ByteReader {
         while offset >= 0, offset < count {
             if offset < windowStart || offset >= windowStart + window.count {
                 windowStart = offset
-                window = source.read(at: offset, length: Self.windowSize)
+                window = source.read(at: offset, length: windowSize)
                 guard !window.isEmpty else { return nil }
             }
             let start = offset - windowStart

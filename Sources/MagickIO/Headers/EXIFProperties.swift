@@ -61,7 +61,9 @@ enum EXIFProperties {
             let exif = matched == 6 ? profile[at...] : []
             length = exif.count
             // ImageMagick reads a byte-order mark and 42 only (no BigTIFF), in at least 16 bytes.
-            if length >= 16, let tiff = TIFFDirectories(.memory(Data(exif))), !tiff.isBigTIFF {
+            // The whole profile (at most ``maximumProfile``) in one window: ImageMagick's walk jumps
+            // between directories, values and links anywhere in it.
+            if length >= 16, let tiff = TIFFDirectories(.memory(Data(exif)), wholeWindow: true), !tiff.isBigTIFF {
                 self.tiff = tiff
             }
         }

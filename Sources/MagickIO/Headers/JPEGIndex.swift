@@ -1,6 +1,6 @@
-/// A JPEG's walk from SOI to its frame header (``JPEGSegments/frame(in:visit:)``), taken once
-/// when its ``ImageSource`` opens and kept in its ``ContainerIndex``: the frame header, or why
-/// there is none, and the segments before it. The header (``ImageHeader``), the frame's
+/// A JPEG's walk from SOI to its frame header (``JPEGSegments/frame(in:visit:)``) and on to its
+/// first scan header, taken once when its ``ImageSource`` opens and kept in its
+/// ``ContainerIndex``: the frame header, or why there is none, and the segments around it. The header (``ImageHeader``), the frame's
 /// properties (``FrameProperties``), the profiles an embedded thumbnail carries and the own path
 /// checks (``JPEGProfiles``) and the scan count's frame (``ImageSource/checkScanWork()``) read it
 /// rather than walking again. The walk goes on from the frame header to the first scan header

@@ -105,10 +105,11 @@ enum JPEGSegments {
     /// segments between scans and after the last one are seen too. `untilScan` stops after the
     /// first scan header (what libjpeg's `jpeg_read_header`, and so a ping, reads). Bounded by
     /// the source's bytes; true when it reached EOI (or, `untilScan`, the first scan). `from`: where
-    /// a walk that already visited the segments before goes on (the end of the last one).
+    /// a walk that already visited the segments before goes on (the end of the last one; that walk
+    /// checked SOI).
     static func walkAll(_ reader: inout ByteReader, from start: Int = 2, untilScan: Bool = false,
                         visit: (inout ByteReader, Segment) -> Void) -> Bool {
-        guard reader.u8(at: 0) == 0xFF, reader.u8(at: 1) == 0xD8 else { return false }
+        guard start > 2 || (reader.u8(at: 0) == 0xFF && reader.u8(at: 1) == 0xD8) else { return false }
         var offset = max(start, 2)
         while true {
             guard let marker = reader.firstIndex(of: 0xFF, from: offset) else { return false }

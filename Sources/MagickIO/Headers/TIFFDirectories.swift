@@ -31,9 +31,11 @@ struct TIFFDirectories {
     let isBigTIFF: Bool
 
     /// The structure at `base` in `source` (6 past an `Exif\0\0` prefix when `skipsEXIFPrefix`), or
-    /// nil without a valid byte-order mark and version.
-    init?(_ source: SourceBytes, skipsEXIFPrefix: Bool = false) {
-        var reader = ByteReader(source)
+    /// nil without a valid byte-order mark and version. `wholeWindow`: read it all at once, up to
+    /// 1 MiB (a block in memory whose directories and values lie anywhere in it, such as an EXIF
+    /// profile: a 64 KiB window would be read again at each jump across a larger profile).
+    init?(_ source: SourceBytes, skipsEXIFPrefix: Bool = false, wholeWindow: Bool = false) {
+        var reader = wholeWindow ? ByteReader(source, window: min(source.count, 1 << 20)) : ByteReader(source)
         var base = 0
         if skipsEXIFPrefix, reader.bytes(at: 0, 6) == Array("Exif\0\0".utf8) { base = 6 }
         guard let head = reader.bytes(at: base, 4), head[0] == head[1], head[0] == 0x49 || head[0] == 0x4D else { return nil }
@@ -48,7 +50,7 @@ struct TIFFDirectories {
 
     /// An EXIF block's structure.
     init?(exif bytes: [UInt8]) {
-        self.init(.memory(Data(bytes)), skipsEXIFPrefix: true)
+        self.init(.memory(Data(bytes)), skipsEXIFPrefix: true, wholeWindow: true)
     }
 
     var offsetSize: Int { isBigTIFF ? 8 : 4 }
