@@ -41,6 +41,21 @@ enum ContainerIndex: Sendable {
         max(256, fileBytes / 256)
     }
 
+    /// The entries an index keeps as its walk finds them, up to `most` (``maxEntries(fileBytes:)``):
+    /// nil once the walk found more, and the index then walks again on each visit.
+    struct Capped<Entry: Sendable> {
+        private(set) var entries: [Entry]? = []
+        let most: Int
+
+        init(most: Int) {
+            self.most = max(most, 0)
+        }
+
+        mutating func append(_ entry: Entry) {
+            if entries?.count == most { entries = nil } else { entries?.append(entry) }
+        }
+    }
+
     var tiff: TIFFIndex? {
         if case .tiff(let index) = self { index } else { nil }
     }

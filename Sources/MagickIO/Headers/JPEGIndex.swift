@@ -21,23 +21,22 @@ struct JPEGIndex: Sendable {
 
     init(_ bytes: SourceBytes) {
         var reader = ByteReader(bytes)
-        var kept: [JPEGSegments.Segment]? = []
         let most = ContainerIndex.maxEntries(fileBytes: bytes.count)
-        frame = JPEGSegments.frame(in: &reader) { _, segment in
-            if kept?.count == most { kept = nil } else { kept?.append(segment) }
-        }
-        segments = kept
-        guard case .success(let header) = frame, let before = kept else {
+        var kept = ContainerIndex.Capped<JPEGSegments.Segment>(most: most)
+        frame = JPEGSegments.frame(in: &reader) { _, segment in kept.append(segment) }
+        segments = kept.entries
+        guard case .success(let header) = frame, let before = kept.entries else {
             toScan = nil
             return
         }
         // Before the frame header the two walks step alike (libjpeg's `next_marker`); from it
-        // on, as walkAll, which the census and the scan check used to take from SOI.
-        var after: [JPEGSegments.Segment]? = []
+        // on, as walkAll, which the census and the scan check used to take from SOI. Both under
+        // the one cap.
+        var after = ContainerIndex.Capped<JPEGSegments.Segment>(most: most - before.count)
         let complete = JPEGSegments.walkAll(&reader, from: header.segmentEnd, untilScan: true) { _, segment in
-            if before.count + (after?.count ?? most) >= most { after = nil } else { after?.append(segment) }
+            after.append(segment)
         }
-        toScan = after.map { ($0, complete) }
+        toScan = after.entries.map { ($0, complete) }
     }
 
     /// What ``JPEGSegments/walkAll(_:from:untilScan:visit:)`` with `untilScan` hands over for

@@ -12,13 +12,12 @@ struct PNGIndex: Sendable {
 
     init(_ bytes: SourceBytes) {
         var reader = ByteReader(bytes)
-        var kept: [PNGChunks.Chunk]? = []
-        let most = ContainerIndex.maxEntries(fileBytes: bytes.count)
+        var kept = ContainerIndex.Capped<PNGChunks.Chunk>(most: ContainerIndex.maxEntries(fileBytes: bytes.count))
         end = PNGChunks.walk(&reader) { _, chunk in
-            if kept?.count == most { kept = nil } else { kept?.append(chunk) }
+            kept.append(chunk)
             return true
         }
-        chunks = kept
+        chunks = kept.entries
     }
 
     /// ``PNGChunks/walk(_:visit:)`` over `bytes` (the bytes this index was made from), from the

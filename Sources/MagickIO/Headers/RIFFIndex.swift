@@ -10,13 +10,12 @@ struct RIFFIndex: Sendable {
 
     init(_ bytes: SourceBytes) {
         var reader = ByteReader(bytes)
-        var kept: [RIFFChunks.Chunk]? = []
-        let most = ContainerIndex.maxEntries(fileBytes: bytes.count)
+        var kept = ContainerIndex.Capped<RIFFChunks.Chunk>(most: ContainerIndex.maxEntries(fileBytes: bytes.count))
         RIFFChunks.walk(&reader) { _, chunk in
-            if kept?.count == most { kept = nil } else { kept?.append(chunk) }
+            kept.append(chunk)
             return true
         }
-        chunks = kept
+        chunks = kept.entries
     }
 
     /// ``RIFFChunks/walk(_:visit:)`` over `reader` (of the bytes this index was made from), from
