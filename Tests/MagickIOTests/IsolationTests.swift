@@ -57,22 +57,62 @@ struct IsolationTests {
         }
     }
 
-    @Test("the host tells a worker whether a core is idle: the request carries it, and a big TIFF comes out the same either way",
+    @Test("the host's gate tells a worker whether a core is idle, and a big TIFF comes out the same either way",
           .timeLimit(.minutes(10)))
     func idleCoreCrosses() throws {
-        for idle in [false, true] {
-            var request = WorkerRequest(operation: .image(index: 0), decoding: DecodingOptions(), fromMemory: false, path: "x.tif",
-                                        timeLeft: 5_000_000)
-            request.idleCore = idle
-            let read = try request.encoded().withUnsafeBytes { try WorkerRequest($0) }
-            #expect(read.idleCore == idle && read.path == "x.tif" && read.timeLeft == 5_000_000)
+        for message in [WorkerGate.Message.enter(bytes: 123_456_789), .leave(bytes: 0)] {
+            let encoded = message.encoded
+            #expect(encoded.count == WorkerGate.Message.length)
+            #expect(try encoded.withUnsafeBytes { try WorkerGate.Message($0) } == message)
         }
+        #expect([true, false, nil].map { WorkerGate.answer(idleCore: $0) } == [1, 2, 0])
+        // A worker's answer is 8 bytes; a question of another length or operation is refused.
+        #expect(throws: WireReader.Malformed.self) { try [UInt8](repeating: 0, count: 8).withUnsafeBytes { try WorkerGate.Message($0) } }
+        #expect(throws: WireReader.Malformed.self) { try [UInt8](repeating: 3, count: 16).withUnsafeBytes { try WorkerGate.Message($0) } }
         // 6000x4000 LZW in strips: two decoders (BandedRows) with a core to spare, one without.
         let source = try ImageSource(url: try OwnTIFFDecoderTests.large("24mp-lzw.tif"))
         let spare = try CacheGate.$idleCoreOverride.withValue(true) { try source.thumbnail(maxPixelSize: 300) }
         let busy = try CacheGate.$idleCoreOverride.withValue(false) { try source.thumbnail(maxPixelSize: 300) }
         #expect(spare.decoder == .libtiff && busy.decoder == .libtiff)
         #expect(try spare.pixels(.rgba8) == busy.pixels(.rgba8))
+    }
+
+    @Test("a decode in a worker takes its turn at this process's pixel-cache gate, beside the decodes in process",
+          .timeLimit(.minutes(5)))
+    func workerDecodesPassTheGate() throws {
+        let source = try ImageSource(url: Fixture.url("photo.jpg"))
+        #expect(source.isolatesDecodes)
+        _ = try source.thumbnail(maxPixelSize: 32)  // a worker started and idle
+        // A decode in process holds the gate alone (as one whose estimate fell short retries):
+        // the worker's decode waits for it, and runs once it ends.
+        let done = Locked<Result<Image, any Error>?>(nil), out = DispatchSemaphore(value: 0)
+        let waitingBefore = CacheGate.shared.waitingCount
+        CacheGate.shared.exclusive(reserving: 0) {
+            Thread {
+                let result = Result<Image, any Error> { try source.thumbnail(maxPixelSize: 48) }
+                done.withLock { $0 = result }
+                out.signal()
+            }.start()
+            try? waitUntil { CacheGate.shared.waitingCount > waitingBefore }
+            Thread.sleep(forTimeInterval: 0.3)
+            #expect(done.withLock { $0 } == nil, "the worker's decode ran while the gate was held")
+        }
+        #expect(out.passes())
+        let thumb = try #require(try done.withLock { $0 }?.get())
+        #expect(thumb.width == 48 && thumb.height == 36)
+        #expect(CacheGate.shared.runningCount == 0 && CacheGate.shared.reservedBytes == 0, "the worker's turn was given back")
+    }
+
+    @Test("a worker waiting at the gate is stopped by its call's time limit and given no turn", .timeLimit(.minutes(5)))
+    func workerGateWaitStops() throws {
+        let source = try ImageSource(url: Fixture.url("photo.jpg"), options: DecodingOptions(timeLimit: .milliseconds(300)))
+        let error = CacheGate.shared.exclusive(reserving: 0) {
+            #expect(throws: MagickIOError.self) { try source.thumbnail(maxPixelSize: 48) }
+        }
+        #expect(error?.kind == .cancelled && error?.limit?.name == "timeLimit", "\(String(describing: error))")
+        #expect(CacheGate.shared.runningCount == 0 && CacheGate.shared.reservedBytes == 0)
+        // The next call gets a worker that answers.
+        #expect(try ImageSource(url: Fixture.url("photo.jpg")).thumbnail(maxPixelSize: 48).width == 48)
     }
 
     @Test("metadata, colour profiles, fills and crops cross from the worker unchanged", .timeLimit(.minutes(10)),

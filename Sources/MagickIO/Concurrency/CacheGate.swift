@@ -18,7 +18,7 @@ enum MagickCache {
 
 /// Admission to ImageMagick's pixel cache: the one process-wide step of MagickIO's admission that
 /// every decode and every thumbnail passes, whoever calls it (a plain call, a ``Thumbnailer`` job,
-/// an `async` call). Each reserves the cache its estimate says it will hold: the decoded picture
+/// an `async` call), in this process or in a decode worker, which asks its host (``WorkerGate``). Each reserves the cache its estimate says it will hold: the decoded picture
 /// (``DecodeEstimate/cacheBytes``) and what the thumbnail's build makes beside it
 /// (``ThumbnailFill/Admission``). It runs beside others only while the reservations, with what is
 /// held outside them (images callers keep), fit in the pool; otherwise it waits its turn, first come
@@ -112,12 +112,20 @@ final class CacheGate: @unchecked Sendable {
     /// time. A wait that `interrupt` stops throws its error without running `body`. Work admitted
     /// inside work this thread was already admitted for (an image encoded while a thumbnail is
     /// built) runs at once, on the outer reservation: a second wait there could only wait for itself.
+    ///
+    /// In a decode worker the host's gate admits (``WorkerGate``): the worker's pool holds its one
+    /// request only, so a retry alone there would fail as the first try did.
     func admitting<T>(_ bytes: Int, interrupt: Interrupt? = nil,
                       _ body: (_ idleCore: Bool) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
         guard Self.admitted.current == nil else { return try body(false) }
+        if let host = Self.host {
+            guard let idleCore = host.enter(bytes) else { throw Self.stopped }
+            defer { host.leave(bytes) }
+            return try Self.admitted.marking { () throws(MagickIOError) -> T in try body(idleCore) }
+        }
         guard let running = enter(reserving: bytes, interrupt: interrupt) else {
             try interrupt?.check()
-            throw MagickIOError(.cancelled, "the decode was stopped while it waited for ImageMagick's pixel cache")
+            throw Self.stopped
         }
         return try firstThenAlone(bytes) { () throws(MagickIOError) -> T in
             defer { leave(bytes) }
@@ -125,6 +133,37 @@ final class CacheGate: @unchecked Sendable {
         } alone: { () throws(MagickIOError) -> T in
             try body(Self.idleCore(running: 1))
         }
+    }
+
+    /// Why a wait for the gate ended with no turn taken (its interrupt's reason, when it has one, comes first).
+    static let stopped = MagickIOError(.cancelled, "the decode was stopped while it waited for ImageMagick's pixel cache")
+
+    /// In a decode worker: its host, whose gate admits the worker's decodes (set once, before the
+    /// worker's first request; nil in any other process).
+    nonisolated(unsafe) static var host: WorkerGate.Host?
+
+    /// A shared decode's turn taken for a decode that runs in a decode worker (``WorkerGate``), held
+    /// until ``giveBack(_:)``.
+    struct Reservation {
+        let bytes: Int
+        /// Whether a core is idle for the decode (``admitting(_:interrupt:_:)``'s `idleCore`).
+        let idleCore: Bool
+        /// False when the thread was already running admitted work, which the decode runs on.
+        fileprivate let entered: Bool
+    }
+
+    /// Waits for a shared decode's turn reserving `bytes`, as ``admitting(_:interrupt:_:)`` does,
+    /// for a decode a worker runs; nil when `interrupt` stopped the wait. A thread already running
+    /// admitted work is let in at once, on that work's reservation.
+    func hold(reserving bytes: Int, interrupt: Interrupt?) -> Reservation? {
+        guard Self.admitted.current == nil else { return Reservation(bytes: bytes, idleCore: false, entered: false) }
+        guard let running = enter(reserving: bytes, interrupt: interrupt) else { return nil }
+        return Reservation(bytes: bytes, idleCore: Self.idleCore(running: running), entered: true)
+    }
+
+    /// Gives back what ``hold(reserving:interrupt:)`` took.
+    func giveBack(_ reservation: Reservation) {
+        if reservation.entered { leave(reservation.bytes) }
     }
 
     /// Whether a decode that runs beside `running - 1` others has a core to itself to spare: one

@@ -1,6 +1,5 @@
 internal import CWorker
 import Foundation
-import Synchronization
 
 /// One decode worker: a process started from this program's own executable (see ``Worker``),
 /// its socket, and the data-segment limit the kernel holds it to.
@@ -49,11 +48,10 @@ final class DecodeWorker: @unchecked Sendable {
 
 /// The decode workers MagickIO keeps (``Isolation/process``): started when a decode needs one and
 /// none is idle, reused, and replaced when one dies or is killed. A decode takes an idle worker, or
-/// starts one; so the number running follows the decodes running (a ``Thumbnailer``'s places).
+/// starts one; so the number running follows the decodes running (a ``Thumbnailer``'s places), and
+/// their decoders take their turns at this process's gate (``WorkerGate``).
 enum DecodeWorkers {
     private static let idle = Locked<[DecodeWorker]>([])
-    /// Calls to workers under way in this process, which says whether a core is idle for the next.
-    private static let calls = Atomic<Int>(0)
     /// Idle workers kept for the next decodes; more than this end when their decode is done.
     static let keptIdle = max(ProcessInfo.processInfo.activeProcessorCount, 2)
     /// What a worker's data segment holds before it decodes anything (the Swift runtime,
@@ -81,20 +79,40 @@ enum DecodeWorkers {
             let elapsed = interrupt?.elapsed ?? .zero
             timeLeft = WorkerRequest.nanoseconds(max(limit - elapsed, .zero))
         }
-        var request = WorkerRequest(operation: operation, decoding: options, fromMemory: fromMemory, path: path, timeLeft: timeLeft)
-        let running = calls.add(1, ordering: .relaxed).newValue
-        defer { calls.subtract(1, ordering: .relaxed) }
-        request.idleCore = CacheGate.idleCoreOverride ?? (running < CacheGate.cores)
+        let request = WorkerRequest(operation: operation, decoding: options, fromMemory: fromMemory, path: path, timeLeft: timeLeft)
         let message = request.encoded()
         guard message.withUnsafeBytes({ mio_worker_send(worker.socket, $0.baseAddress, $0.count, descriptor) }) == 0 else {
             throw ended(worker, limit: dataLimit, peak: 0)
         }
+        // The worker's turns at this process's gate, given back however the call ends.
+        var held = WorkerGate.Held(CacheGate.shared, most: options.memoryBudget)
         let deadline = timeLeft.map { ContinuousClock.now + .nanoseconds($0) + grace }
         var peak = 0
+        var length: Int64 = 0
+        var answer: Int32 = -1
         while true {
             var poll = pollfd(fd: worker.socket, events: Int16(POLLIN), revents: 0)
-            let ready = Glibc.poll(&poll, 1, tick)
-            if ready > 0 { break }
+            if Glibc.poll(&poll, 1, tick) > 0 {
+                // The answer (its length, with the memory file), or a question for the gate.
+                var received = [UInt8](repeating: 0, count: WorkerGate.Message.length)
+                let count = received.withUnsafeMutableBytes { mio_worker_receive(worker.socket, $0.baseAddress, $0.count, &answer) }
+                if count == WorkerGate.Message.length, answer < 0,
+                   let question = try? received.withUnsafeBytes({ try WorkerGate.Message($0) }) {
+                    do throws(MagickIOError) {
+                        try held.serve(question, worker: worker, interrupt: interrupt)
+                    } catch {
+                        worker.kill()
+                        throw error
+                    }
+                    continue
+                }
+                guard count == 8, answer >= 0 else {
+                    if answer >= 0 { close(answer) }
+                    throw ended(worker, limit: dataLimit, peak: peak)
+                }
+                length = received.withUnsafeBytes { $0.loadUnaligned(as: Int64.self) }
+                break
+            }
             peak = max(peak, Int(mio_data_segment(worker.pid)))
             if let deadline, ContinuousClock.now > deadline, let limit = options.timeLimit {
                 worker.kill()
@@ -106,13 +124,6 @@ enum DecodeWorkers {
                 worker.kill()
                 throw MagickIOError(.cancelled, "the operation was cancelled")
             }
-        }
-        var length: Int64 = 0
-        var answer: Int32 = -1
-        let received = mio_worker_receive(worker.socket, &length, 8, &answer)
-        guard received == 8, answer >= 0 else {
-            if answer >= 0 { close(answer) }
-            throw ended(worker, limit: dataLimit, peak: peak)
         }
         defer { close(answer) }
         let image = try read(answer, headerLength: Int(Int64(littleEndian: length)))

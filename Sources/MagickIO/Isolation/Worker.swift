@@ -20,6 +20,8 @@ enum Worker {
         isWorker = true
         mio_worker_handle_crashes()
         isSandboxed = mio_worker_sandbox(ImageMagick.writesTemporaryFiles ? 1 : 0) == 0
+        // The host's gate admits this worker's decodes, and says whether a core is idle for them.
+        CacheGate.host = WorkerGate.Host(socket: socket)
         var buffer = [UInt8](repeating: 0, count: maxRequest)
         while true {
             var descriptor: Int32 = -1
@@ -48,12 +50,7 @@ enum Worker {
             let image: Image
             switch request.operation {
             case let .thumbnail(thumbnail, index, allowUpscale, options):
-                // The host says whether a core is idle: this process sees only its own call.
-                image = try CacheGate.$idleCoreOverride.withValue(request.idleCore) {
-                    Result { () throws(MagickIOError) in
-                        try source.thumbnail(thumbnail, at: index, allowUpscale: allowUpscale, options: options, interrupt: interrupt)
-                    }
-                }.get()
+                image = try source.thumbnail(thumbnail, at: index, allowUpscale: allowUpscale, options: options, interrupt: interrupt)
             case .image(let index):
                 image = try source.image(at: index, interrupt: interrupt)
             case .misbehave(.escape):

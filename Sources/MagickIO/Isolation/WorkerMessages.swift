@@ -33,10 +33,6 @@ struct WorkerRequest: Sendable {
     var timeLeft: Int?
     /// The host's ImageMagick limits (``ResourceLimits``), which the worker's ImageMagick takes.
     var resources = ResourceLimits.current
-    /// Whether the host has a core to spare for this decode (fewer worker calls under way than
-    /// cores): a worker runs one call at a time and cannot see the others, so the host decides
-    /// whether a big image decodes on a second thread (``CacheGate/idleCoreOverride``).
-    var idleCore = true
 
     func encoded() -> [UInt8] {
         var wire = WireWriter()
@@ -92,7 +88,6 @@ struct WorkerRequest: Sendable {
                       resources.listLength, resources.threads] {
             wire.put(value)
         }
-        wire.put(idleCore)
         return wire.bytes
     }
 
@@ -150,10 +145,9 @@ struct WorkerRequest: Sendable {
         resources = ResourceLimits(memory: try wire.int(in: natural), map: try wire.int(in: natural), disk: try wire.int(in: natural),
                                    area: try wire.int(in: natural), width: try wire.int(in: natural), height: try wire.int(in: natural),
                                    listLength: try wire.int(in: natural), threads: try wire.int(in: natural))
-        idleCore = try wire.bool()
     }
 
-    static let version = 2
+    static let version = 3
 
     static func nanoseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components

@@ -1,0 +1,137 @@
+internal import CWorker
+import Foundation
+
+/// The one admission across the wall: a decode in a worker takes its turn at its host's
+/// ``CacheGate``, beside the host's other decodes in process and in workers, as it would in
+/// process. A worker's own pool holds its one request only, so its gate could admit anything; the
+/// host's sees every decode the program runs, so ``ResourceLimits/memory`` counts the pixel cache of
+/// them all, and independent calls at once wait for each other instead of each taking a pool of its own.
+///
+/// While it runs a request, a worker asks on its socket before its answer (one message each way,
+/// in order, on the SOCK_SEQPACKET socket the request came on):
+/// - ``Message/enter(bytes:)``, answered with whether a core is idle for it once the host admitted
+///   it (or that the host stopped the wait: the call was cancelled or is past its time limit);
+/// - ``Message/leave(bytes:)``, not answered.
+/// The host gives back whatever a worker still holds when the call ends, however it ends.
+enum WorkerGate {
+    /// What a worker asks: 16 bytes, an operation and a byte count (the worker's answer is 8).
+    enum Message: Equatable {
+        case enter(bytes: Int)
+        case leave(bytes: Int)
+
+        static let length = 16
+
+        var encoded: [UInt8] {
+            var wire = WireWriter()
+            switch self {
+            case .enter(let bytes):
+                wire.put(1)
+                wire.put(bytes)
+            case .leave(let bytes):
+                wire.put(2)
+                wire.put(bytes)
+            }
+            return wire.bytes
+        }
+
+        init(_ bytes: UnsafeRawBufferPointer) throws(WireReader.Malformed) {
+            guard bytes.count == Self.length else { throw WireReader.Malformed() }
+            var wire = WireReader(bytes)
+            let operation = try wire.int(in: 1...2)
+            let count = try wire.int(in: 0...Int.max)
+            self = operation == 1 ? .enter(bytes: count) : .leave(bytes: count)
+        }
+    }
+
+    /// The host's answer to ``Message/enter(bytes:)``: 8 bytes, 1 with a core idle, 2 without, 0
+    /// when it stopped the wait.
+    static func answer(idleCore: Bool?) -> Int64 {
+        switch idleCore {
+        case nil: 0
+        case true?: 1
+        case false?: 2
+        }
+    }
+
+    /// The worker's side: its host's socket, set once before the worker's first request.
+    final class Host: Sendable {
+        let socket: Int32
+        /// One question and its answer at a time.
+        private let lock = NSLock()
+
+        init(socket: Int32) {
+            self.socket = socket
+        }
+
+        /// Waits for the host to admit `bytes`; whether a core is idle for the decode, or nil when
+        /// the host stopped the wait (it ends this worker's call). A host that is gone ends the worker.
+        func enter(_ bytes: Int) -> Bool? {
+            lock.withLock {
+                send(.enter(bytes: bytes))
+                var answer: Int64 = 0
+                var descriptor: Int32 = -1
+                let got = mio_worker_receive(socket, &answer, 8, &descriptor)
+                if descriptor >= 0 { close(descriptor) }
+                guard got == 8 else { _exit(0) }
+                switch Int64(littleEndian: answer) {
+                case 1: return true
+                case 2: return false
+                default: return nil
+                }
+            }
+        }
+
+        /// Tells the host that `bytes` it admitted are given back.
+        func leave(_ bytes: Int) {
+            lock.withLock { send(.leave(bytes: bytes)) }
+        }
+
+        private func send(_ message: Message) {
+            let bytes = message.encoded
+            guard bytes.withUnsafeBytes({ mio_worker_send(socket, $0.baseAddress, $0.count, -1) }) == 0 else { _exit(0) }
+        }
+    }
+
+    /// The host's side: the turn one call's worker holds at the gate (a worker asks for one at a
+    /// time: its nested work runs on the turn it holds), given back when the call ends.
+    struct Held: ~Copyable {
+        private var reservation: CacheGate.Reservation?
+        private let gate: CacheGate
+        /// The most a worker may reserve: its decode's budget. A worker decodes untrusted bytes, so
+        /// the host trusts nothing it says: a larger reservation would hold back every other decode.
+        private let most: Int
+
+        init(_ gate: CacheGate, most: Int) {
+            self.gate = gate
+            self.most = most
+        }
+
+        /// Answers `message` from `worker`: admits its bytes (waiting its turn, as long as
+        /// `interrupt` lets it) and answers, or gives them back. Throws what stopped the wait, or
+        /// `corruptImage` for a worker that asks out of turn.
+        mutating func serve(_ message: Message, worker: DecodeWorker, interrupt: Interrupt?) throws(MagickIOError) {
+            switch message {
+            case .enter(let bytes):
+                guard reservation == nil else {
+                    throw MagickIOError(.corruptImage, "the decoder asked for a second turn at the pixel cache while it held one")
+                }
+                guard let taken = gate.hold(reserving: min(bytes, most), interrupt: interrupt) else {
+                    var answer = WorkerGate.answer(idleCore: nil).littleEndian
+                    _ = mio_worker_send(worker.socket, &answer, 8, -1)
+                    try interrupt?.check()
+                    throw CacheGate.stopped
+                }
+                reservation = taken
+                var answer = WorkerGate.answer(idleCore: taken.idleCore).littleEndian
+                _ = mio_worker_send(worker.socket, &answer, 8, -1)
+            case .leave:
+                if let reservation { gate.giveBack(reservation) }
+                reservation = nil
+            }
+        }
+
+        deinit {
+            if let reservation { gate.giveBack(reservation) }
+        }
+    }
+}
