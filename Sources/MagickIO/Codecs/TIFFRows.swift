@@ -228,8 +228,13 @@ extension TIFFRows {
               let strip = page.rowsPerStrip, strip > 0, strip < page.height else { return nil }
         let rows = (BandedRows.minimumBandRows + strip - 1) / strip * strip
         guard page.height / rows >= 4,
-              BandedRows.slots.saturatingTimes(rows).saturatingTimes(outputRowBytes(page) + 64) <= BandedRows.maximumBandBytes else { return nil }
+              bandsBytes(page, rows: rows) <= BandedRows.maximumBandBytes else { return nil }
         return rows
+    }
+
+    /// The bands held at once when a band is `rows` rows of `page` (rows padded to 64 bytes).
+    private static func bandsBytes(_ page: TIFFLayout, rows: Int) -> Int {
+        BandedRows.slots.saturatingTimes(rows).saturatingTimes(outputRowBytes(page) + 64)
     }
 
     /// At least the bytes of one row as the own path hands it out (mio_tiff_start): RGB, or RGBA
@@ -242,12 +247,11 @@ extension TIFFRows {
     }
 
     /// What decoding a page of `page`'s layout on two threads adds (``bandRows(_:)``): the second
-    /// decoder (``streamedBytes(_:fileBytes:)`` again) and the bands held (rows padded to 64
-    /// bytes). Zero when it would not be.
+    /// decoder (``streamedBytes(_:fileBytes:)`` again) and the bands held. Zero when it would not be.
     static func bandedBytes(_ page: TIFFLayout, fileBytes: Int) -> Int {
         guard let rows = bandRows(page) else { return 0 }
         return streamedBytes(page, fileBytes: fileBytes)
-            .saturatingPlus(BandedRows.slots.saturatingTimes(rows).saturatingTimes(outputRowBytes(page) + 64))
+            .saturatingPlus(bandsBytes(page, rows: rows))
     }
 
     /// What ImageMagick 6.9.11's TIFF coder misreads in a page of `page`'s layout, or nil:

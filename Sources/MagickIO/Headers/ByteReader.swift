@@ -40,9 +40,7 @@ struct ByteReader {
     /// `length` bytes from `offset`, or nil when the source ends first.
     mutating func bytes(at offset: Int, _ length: Int) -> [UInt8]? {
         guard offset >= 0, length >= 0, length <= count, offset <= count - length else { return nil }
-        if offset >= windowStart, offset + length <= windowStart + window.count {
-            return Array(window[(offset - windowStart)..<(offset - windowStart + length)])
-        }
+        if let held = fromWindow(offset, length) { return held }
         if length > windowSize / 2 {
             let got = source.read(at: offset, length: length)
             return got.count == length ? got : nil
@@ -51,6 +49,12 @@ struct ByteReader {
         window = source.read(at: offset, length: windowSize)
         guard window.count >= length else { return nil }
         return Array(window[0..<length])
+    }
+
+    /// The `length` bytes at `offset` when the window holds them all, else nil.
+    private func fromWindow(_ offset: Int, _ length: Int) -> [UInt8]? {
+        guard offset >= windowStart, offset + length <= windowStart + window.count else { return nil }
+        return Array(window[(offset - windowStart)..<(offset - windowStart + length)])
     }
 
     /// `length` bytes from `offset` for a walk that jumps over the data between its headers (a
@@ -62,9 +66,7 @@ struct ByteReader {
     mutating func peek(at offset: Int, _ length: Int) -> [UInt8]? {
         guard length <= Self.glimpseSize else { return bytes(at: offset, length) }
         guard offset >= 0, length >= 0, length <= count, offset <= count - length else { return nil }
-        if offset >= windowStart, offset + length <= windowStart + window.count {
-            return Array(window[(offset - windowStart)..<(offset - windowStart + length)])
-        }
+        if let held = fromWindow(offset, length) { return held }
         if offset < glimpseStart || offset + length > glimpseStart + glimpse.count {
             glimpseStart = offset
             glimpse = source.read(at: offset, length: Self.glimpseSize)
