@@ -100,17 +100,26 @@ struct IsolationTests {
         #expect(out.passes())
         let thumb = try #require(try done.withLock { $0 }?.get())
         #expect(thumb.width == 48 && thumb.height == 36)
-        #expect(CacheGate.shared.runningCount == 0 && CacheGate.shared.reservedBytes == 0, "the worker's turn was given back")
+        Self.expectNoTurnLeft()
+    }
+
+    /// Every turn at the gate is given back: one that runs alone gets in once the decodes under
+    /// way (other suites' too) are done, which a turn never given back would stop for good.
+    static func expectNoTurnLeft(sourceLocation: SourceLocation = #_sourceLocation) {
+        let alone = DispatchSemaphore(value: 0)
+        Thread { CacheGate.shared.exclusive(reserving: 0) { _ = alone.signal() } }.start()
+        #expect(alone.passes(), "a turn at the gate was never given back", sourceLocation: sourceLocation)
     }
 
     @Test("a worker waiting at the gate is stopped by its call's time limit and given no turn", .timeLimit(.minutes(5)))
     func workerGateWaitStops() throws {
-        let source = try ImageSource(url: Fixture.url("photo.jpg"), options: DecodingOptions(timeLimit: .milliseconds(300)))
+        // The worker is warm (the test before left it idle), so it asks within the limit.
+        let source = try ImageSource(url: Fixture.url("photo.jpg"), options: DecodingOptions(timeLimit: .seconds(1)))
         let error = CacheGate.shared.exclusive(reserving: 0) {
             #expect(throws: MagickIOError.self) { try source.thumbnail(maxPixelSize: 48) }
         }
         #expect(error?.kind == .cancelled && error?.limit?.name == "timeLimit", "\(String(describing: error))")
-        #expect(CacheGate.shared.runningCount == 0 && CacheGate.shared.reservedBytes == 0)
+        Self.expectNoTurnLeft()
         // The next call gets a worker that answers.
         #expect(try ImageSource(url: Fixture.url("photo.jpg")).thumbnail(maxPixelSize: 48).width == 48)
     }
@@ -153,6 +162,21 @@ struct IsolationTests {
         let source = try Fixture.source("photo.jpg")
         let error = #expect(throws: MagickIOError.self) { try DecodeWorkers.run(.misbehave(.crash), source: source, interrupt: nil) }
         #expect(error?.kind == .corruptImage && error?.message.contains("crashed") == true, "\(String(describing: error))")
+        #expect(try source.thumbnail(maxPixelSize: 32).width == 32)
+    }
+
+    @Test("a worker that misuses the gate (answers holding its turn, asks without end, sends what cannot be read) is ended: corruptImage, the turn given back",
+          .timeLimit(.minutes(5)), arguments: [WorkerRequest.Misbehaviour.answerHoldingTurn, .floodGate, .malformedQuestion])
+    func gateMisuse(misbehaviour: WorkerRequest.Misbehaviour) throws {
+        let source = try Fixture.source("photo.jpg")
+        let error = #expect(throws: MagickIOError.self) { try DecodeWorkers.run(.misbehave(misbehaviour), source: source, interrupt: nil) }
+        let expected = switch misbehaviour {
+        case .answerHoldingTurn: "answered while it still held its turn"
+        case .floodGate: "asked for the pixel cache more than 64 times"
+        default: "sent a message MagickIO cannot read"
+        }
+        #expect(error?.kind == .corruptImage && error?.message.contains(expected) == true, "\(String(describing: error))")
+        Self.expectNoTurnLeft()
         #expect(try source.thumbnail(maxPixelSize: 32).width == 32)
     }
 

@@ -18,7 +18,8 @@ enum MagickCache {
 
 /// Admission to ImageMagick's pixel cache: the one process-wide step of MagickIO's admission that
 /// every decode and every thumbnail passes, whoever calls it (a plain call, a ``Thumbnailer`` job,
-/// an `async` call), in this process or in a decode worker, which asks its host (``WorkerGate``). Each reserves the cache its estimate says it will hold: the decoded picture
+/// an `async` call), in this process or in a decode worker, which asks its host (``WorkerGate``).
+/// Each reserves the cache its estimate says it will hold: the decoded picture
 /// (``DecodeEstimate/cacheBytes``) and what the thumbnail's build makes beside it
 /// (``ThumbnailFill/Admission``). It runs beside others only while the reservations, with what is
 /// held outside them (images callers keep), fit in the pool; otherwise it waits its turn, first come
@@ -39,7 +40,9 @@ enum MagickCache {
 /// never given back, and the pool stays that much smaller for the life of the process.
 ///
 /// Only the decode itself holds the gate, never a caller's wait, and a decode is admitted within
-/// ``heldImagesPatience`` when none runs, so it cannot deadlock. A waiter whose `interrupt` stops
+/// ``heldImagesPatience`` when none runs, so it cannot deadlock. A worker's turn is held by its
+/// host's call only between the worker's question and its word that it is done, never past the
+/// worker's answer (``WorkerGate/Held``): a worker that answers still holding it is ended. A waiter whose `interrupt` stops
 /// (cancelled, past its time limit) leaves the queue and throws.
 /// `@unchecked Sendable`: its counters are read and written only under `condition`'s lock, and
 /// `pool` is set once at init and only called.
@@ -79,7 +82,8 @@ final class CacheGate: @unchecked Sendable {
         condition.withLock { running }
     }
 
-    /// Decodes waiting for their turn in ``shared(reserving:_:)`` or ``admitting(_:interrupt:_:)``.
+    /// Decodes waiting for their turn in ``shared(reserving:_:)``, ``admitting(_:interrupt:_:)`` or
+    /// ``hold(reserving:interrupt:)`` (a worker's).
     var waitingCount: Int {
         condition.withLock { nextTicket - servedTicket - abandoned.count }
     }

@@ -85,7 +85,7 @@ enum DecodeWorkers {
             throw ended(worker, limit: dataLimit, peak: 0)
         }
         // The worker's turns at this process's gate, given back however the call ends.
-        var held = WorkerGate.Held(CacheGate.shared, most: options.memoryBudget)
+        var held = WorkerGate.Held(CacheGate.shared, most: max(options.memoryBudget, MagickCache.limit))
         let deadline = timeLeft.map { ContinuousClock.now + .nanoseconds($0) + grace }
         var peak = 0
         var length: Int64 = 0
@@ -96,23 +96,26 @@ enum DecodeWorkers {
                 // The answer (its length, with the memory file), or a question for the gate.
                 var received = [UInt8](repeating: 0, count: WorkerGate.Message.length)
                 let count = received.withUnsafeMutableBytes { mio_worker_receive(worker.socket, $0.baseAddress, $0.count, &answer) }
-                if count == WorkerGate.Message.length, answer < 0,
-                   let question = try? received.withUnsafeBytes({ try WorkerGate.Message($0) }) {
-                    do throws(MagickIOError) {
-                        try held.serve(question, worker: worker, interrupt: interrupt)
-                    } catch {
-                        worker.kill()
-                        throw error
+                // The worker ended (crashed, or was stopped for memory) before it answered.
+                if count == 0 { throw ended(worker, limit: dataLimit, peak: peak) }
+                do throws(MagickIOError) {
+                    if count == 8, answer >= 0 {
+                        try held.answered()
+                        length = received.withUnsafeBytes { $0.loadUnaligned(as: Int64.self) }
+                        break
                     }
-                    continue
-                }
-                guard count == 8, answer >= 0 else {
+                    guard count == WorkerGate.Message.length, answer < 0,
+                          let question = try? received.withUnsafeBytes({ try WorkerGate.Message($0) }) else {
+                        throw MagickIOError(.corruptImage, "the decoder sent a message MagickIO cannot read")
+                    }
+                    try held.serve(question, worker: worker, interrupt: interrupt)
+                } catch {
                     if answer >= 0 { close(answer) }
-                    throw ended(worker, limit: dataLimit, peak: peak)
+                    worker.kill()
+                    throw error
                 }
-                length = received.withUnsafeBytes { $0.loadUnaligned(as: Int64.self) }
-                break
             }
+            // Looked at after each message too: a worker that keeps asking cannot outrun its limits.
             peak = max(peak, Int(mio_data_segment(worker.pid)))
             if let deadline, ContinuousClock.now > deadline, let limit = options.timeLimit {
                 worker.kill()

@@ -55,6 +55,9 @@ enum Worker {
                 image = try source.image(at: index, interrupt: interrupt)
             case .misbehave(.escape):
                 throw escapeReport()
+            case .misbehave(.answerHoldingTurn):
+                _ = CacheGate.host?.enter(1 << 20)
+                throw MagickIOError(.io, "answered holding a turn")
             case .misbehave(let misbehaviour):
                 misbehave(misbehaviour)
             }
@@ -93,7 +96,13 @@ enum Worker {
             }
         case .spin:
             while true { sched_yield() }
-        case .escape:
+        case .floodGate:
+            while true { CacheGate.host?.leave(0) }
+        case .malformedQuestion:
+            var question = [UInt8](repeating: 3, count: WorkerGate.Message.length)
+            _ = mio_worker_send(CacheGate.host?.socket ?? -1, &question, question.count, -1)
+            while true { pause() }
+        case .escape, .answerHoldingTurn:
             abort()  // answered in run(_:descriptor:)
         }
     }

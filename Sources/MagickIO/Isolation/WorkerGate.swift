@@ -93,13 +93,20 @@ enum WorkerGate {
     }
 
     /// The host's side: the turn one call's worker holds at the gate (a worker asks for one at a
-    /// time: its nested work runs on the turn it holds), given back when the call ends.
+    /// time: its nested work runs on the turn it holds), given back when the worker says it is
+    /// done, and at the latest when the call ends. A worker decodes untrusted bytes, so the host
+    /// trusts nothing it says: what it may reserve is capped, it may ask only so often, and one
+    /// that answers while it still holds its turn, or asks for a second, is ended.
     struct Held: ~Copyable {
         private var reservation: CacheGate.Reservation?
         private let gate: CacheGate
-        /// The most a worker may reserve: its decode's budget. A worker decodes untrusted bytes, so
-        /// the host trusts nothing it says: a larger reservation would hold back every other decode.
+        /// The most a worker may reserve: its decode's budget, or the whole pool when that is more
+        /// (a reservation over the pool only makes the decode wait to run alone).
         private let most: Int
+        private var questions = 0
+        /// The most questions one call answers: a worker asks twice for each input of a thumbnail
+        /// it tries (a handful); one that keeps asking is stopped, not served without end.
+        static let maxQuestions = 64
 
         init(_ gate: CacheGate, most: Int) {
             self.gate = gate
@@ -110,6 +117,10 @@ enum WorkerGate {
         /// `interrupt` lets it) and answers, or gives them back. Throws what stopped the wait, or
         /// `corruptImage` for a worker that asks out of turn.
         mutating func serve(_ message: Message, worker: DecodeWorker, interrupt: Interrupt?) throws(MagickIOError) {
+            questions += 1
+            guard questions <= Self.maxQuestions else {
+                throw MagickIOError(.corruptImage, "the decoder asked for the pixel cache more than \(Self.maxQuestions) times")
+            }
             switch message {
             case .enter(let bytes):
                 guard reservation == nil else {
@@ -127,6 +138,13 @@ enum WorkerGate {
             case .leave:
                 if let reservation { gate.giveBack(reservation) }
                 reservation = nil
+            }
+        }
+
+        /// The worker answered: it must have given its turn back first (its decode is done).
+        func answered() throws(MagickIOError) {
+            guard reservation == nil else {
+                throw MagickIOError(.corruptImage, "the decoder answered while it still held its turn at the pixel cache")
             }
         }
 

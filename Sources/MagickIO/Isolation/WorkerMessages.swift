@@ -19,6 +19,12 @@ struct WorkerRequest: Sendable {
         /// Tries to open a network socket, to exec a program and to create a file, and answers
         /// with an `io` error saying what each attempt gave.
         case escape
+        /// Takes a turn at the host's gate and answers without giving it back.
+        case answerHoldingTurn
+        /// Asks the host's gate without end (gives back a turn it does not hold).
+        case floodGate
+        /// Sends the host a question it cannot read.
+        case malformedQuestion
     }
 
     var operation: Operation
