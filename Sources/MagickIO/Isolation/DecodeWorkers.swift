@@ -3,12 +3,16 @@ import Foundation
 
 /// One decode worker: a process started from this program's own executable (see ``Worker``),
 /// its socket, and the data-segment limit the kernel holds it to.
+/// `@unchecked Sendable`: its process, socket and limit are set when it starts and never change;
+/// one call uses it at a time, and only that call (or its end, `deinit`) reaps it.
 final class DecodeWorker: @unchecked Sendable {
     let pid: pid_t
     let socket: Int32
     /// RLIMIT_DATA's hard limit, set when it started: a request that needs more gets a new worker
     /// (a process cannot raise its own hard limit, and neither can its host without privileges).
     let dataLimit: Int
+    /// Its wait status once reaped: its pid is then no longer its own, and is never signalled again.
+    private var status: Int32?
 
     init(dataLimit: Int) throws(MagickIOError) {
         var pair: [Int32] = [-1, -1]
@@ -35,14 +39,22 @@ final class DecodeWorker: @unchecked Sendable {
 
     /// Ends the worker now, whatever it is doing (its end is reaped by whoever waits for it).
     func kill() {
-        Glibc.kill(pid, SIGKILL)
+        if status == nil { Glibc.kill(pid, SIGKILL) }
+    }
+
+    /// Waits for the worker's end and gives its wait status (the same again on later calls).
+    func reap() -> Int32 {
+        if let status { return status }
+        var ended: Int32 = 0
+        while waitpid(pid, &ended, 0) < 0, errno == EINTR {}
+        status = ended
+        return ended
     }
 
     deinit {
         close(socket)  // an idle worker ends at the end of its stream
-        Glibc.kill(pid, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        kill()
+        _ = reap()
     }
 }
 
@@ -183,8 +195,7 @@ enum DecodeWorkers {
     /// `mio_worker_handle_crashes`; or the kernel's OOM killer ended it; or its data segment was
     /// seen at its limit), or crashed on the file. Reaps it.
     private static func ended(_ worker: DecodeWorker, limit: Int, peak: Int) -> MagickIOError {
-        var status: Int32 = 0
-        while waitpid(worker.pid, &status, 0) < 0, errno == EINTR {}
+        let status = worker.reap()
         let signal = status & 0x7F, exitStatus = status >> 8 & 0xFF
         if (signal == 0 && exitStatus == MIO_WORKER_EXIT_MEMORY) || signal == SIGKILL || peak >= limit / 10 * 9 {
             return MagickIOError(.limitExceeded, "the decoder needed more memory than its limit of \(limit >> 20) MiB and was stopped",
