@@ -180,6 +180,25 @@ struct IsolationTests {
         #expect(try source.thumbnail(maxPixelSize: 32).width == 32)
     }
 
+    @Test("an idle worker that was killed meanwhile (by the OOM killer, by hand) is passed over: the next call works",
+          .timeLimit(.minutes(5)))
+    func idleWorkerKilled() throws {
+        let source = try Fixture.source("photo.jpg")
+        _ = try source.thumbnail(maxPixelSize: 32)
+        let idle = DecodeWorkers.idleIDs
+        #expect(!idle.isEmpty)
+        for pid in idle { kill(pid, SIGKILL) }
+        // Each has ended once /proc says so (a zombie, not yet reaped).
+        try waitUntil {
+            idle.allSatisfy { pid in
+                let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+                return stat.isEmpty || stat.split(separator: ")").last?.dropFirst().first == "Z"
+            }
+        }
+        let thumb = try source.thumbnail(maxPixelSize: 48)
+        #expect(thumb.width == 48 && thumb.height == 36)
+    }
+
     @Test("a decoder that allocates without bound is stopped by the kernel: limitExceeded, limit memory",
           .enabled(if: !runningUnderSanitizer, "a sanitizer's shadow memory is outside any data-segment limit, which is then not set"),
           .timeLimit(.minutes(5)))

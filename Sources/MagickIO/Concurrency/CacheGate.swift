@@ -42,8 +42,8 @@ enum MagickCache {
 /// Only the decode itself holds the gate, never a caller's wait, and a decode is admitted within
 /// ``heldImagesPatience`` when none runs, so it cannot deadlock. A worker's turn is held by its
 /// host's call only between the worker's question and its word that it is done, never past the
-/// worker's answer (``WorkerGate/Held``): a worker that answers still holding it is ended. A waiter whose `interrupt` stops
-/// (cancelled, past its time limit) leaves the queue and throws.
+/// worker's answer (``WorkerGate/Held``): a worker that answers still holding it is ended. A
+/// waiter whose `interrupt` stops (cancelled, past its time limit) leaves the queue and throws.
 /// `@unchecked Sendable`: its counters are read and written only under `condition`'s lock, and
 /// `pool` is set once at init and only called.
 final class CacheGate: @unchecked Sendable {

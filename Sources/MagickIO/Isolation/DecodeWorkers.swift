@@ -42,6 +42,16 @@ final class DecodeWorker: @unchecked Sendable {
         if status == nil { Glibc.kill(pid, SIGKILL) }
     }
 
+    /// Whether the worker has not ended (an idle one may have been killed meanwhile, by the
+    /// kernel's OOM killer or by hand); one that has is reaped.
+    var isAlive: Bool {
+        guard status == nil else { return false }
+        var ended: Int32 = 0
+        guard waitpid(pid, &ended, WNOHANG) == pid else { return true }
+        status = ended
+        return false
+    }
+
     /// Waits for the worker's end and gives its wait status (the same again on later calls).
     func reap() -> Int32 {
         if let status { return status }
@@ -94,6 +104,9 @@ enum DecodeWorkers {
         let request = WorkerRequest(operation: operation, decoding: options, fromMemory: fromMemory, path: path, timeLeft: timeLeft)
         let message = request.encoded()
         guard message.withUnsafeBytes({ mio_worker_send(worker.socket, $0.baseAddress, $0.count, descriptor) }) == 0 else {
+            // Ended already, almost surely (its end is what it was); a signal to a process not yet
+            // reaped changes no status, and keeps the wait below from lasting for one still alive.
+            worker.kill()
             throw ended(worker, limit: dataLimit, peak: 0)
         }
         // The worker's turns at this process's gate, given back however the call ends.
@@ -164,12 +177,19 @@ enum DecodeWorkers {
     /// An idle worker whose limit is `dataLimit`, or a new one.
     private static func take(dataLimit: Int) throws(MagickIOError) -> DecodeWorker {
         endsAtExit
-        let found = idle.withLock { workers -> DecodeWorker? in
+        while let found = idle.withLock({ workers -> DecodeWorker? in
             guard let index = workers.lastIndex(where: { $0.dataLimit == dataLimit }) else { return nil }
             return workers.remove(at: index)
+        }) {
+            // One that ended while it was idle is dropped (and reaped), not given the call.
+            if found.isAlive { return found }
         }
-        if let found { return found }
         return try DecodeWorker(dataLimit: dataLimit)
+    }
+
+    /// The idle workers' process IDs (tests).
+    static var idleIDs: [pid_t] {
+        idle.withLock { $0.map(\.pid) }
     }
 
     private static func give(_ worker: DecodeWorker) {

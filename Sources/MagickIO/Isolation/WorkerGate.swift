@@ -4,8 +4,9 @@ import Foundation
 /// The one admission across the wall: a decode in a worker takes its turn at its host's
 /// ``CacheGate``, beside the host's other decodes in process and in workers, as it would in
 /// process. A worker's own pool holds its one request only, so its gate could admit anything; the
-/// host's sees every decode the program runs, so ``ResourceLimits/memory`` counts the pixel cache of
-/// them all, and independent calls at once wait for each other instead of each taking a pool of its own.
+/// host's sees every decode the program runs, so the shares of them all fit together in
+/// ``ResourceLimits/memory``, and independent calls at once wait for each other instead of each
+/// taking a pool of its own.
 ///
 /// While it runs a request, a worker asks on its socket before its answer (one message each way,
 /// in order, on the SOCK_SEQPACKET socket the request came on):
