@@ -66,6 +66,7 @@ struct IsolationTests {
             #expect(try encoded.withUnsafeBytes { try WorkerGate.Message($0) } == message)
         }
         #expect([true, false, nil].map { WorkerGate.answer(idleCore: $0) } == [1, 2, 0])
+        #expect([1, 2, 0, 3, -1].map { WorkerGate.idleCore(answer: $0) } == [true, false, nil, nil, nil])
         // A worker's answer is 8 bytes; a question of another length or operation is refused.
         #expect(throws: WireReader.Malformed.self) { try [UInt8](repeating: 0, count: 8).withUnsafeBytes { try WorkerGate.Message($0) } }
         #expect(throws: WireReader.Malformed.self) { try [UInt8](repeating: 3, count: 16).withUnsafeBytes { try WorkerGate.Message($0) } }

@@ -99,8 +99,7 @@ enum Worker {
         case .floodGate:
             while true { CacheGate.host?.leave(0) }
         case .malformedQuestion:
-            var question = [UInt8](repeating: 3, count: WorkerGate.Message.length)
-            _ = mio_worker_send(CacheGate.host?.socket ?? -1, &question, question.count, -1)
+            CacheGate.host?.sendUnread([UInt8](repeating: 3, count: WorkerGate.Message.length))
             while true { pause() }
         case .escape, .answerHoldingTurn:
             abort()  // answered in run(_:descriptor:)

@@ -54,41 +54,50 @@ enum WorkerGate {
         }
     }
 
+    /// What ``answer(idleCore:)`` said: whether a core is idle, or nil for a stopped wait (and
+    /// for anything else).
+    static func idleCore(answer: Int64) -> Bool? {
+        switch answer {
+        case 1: true
+        case 2: false
+        default: nil
+        }
+    }
+
     /// The worker's side: its host's socket, set once before the worker's first request.
     final class Host: Sendable {
-        let socket: Int32
-        /// One question and its answer at a time.
-        private let lock = NSLock()
+        /// The socket the request came on, one question and its answer at a time.
+        private let socket: Locked<Int32>
 
         init(socket: Int32) {
-            self.socket = socket
+            self.socket = Locked(socket)
         }
 
         /// Waits for the host to admit `bytes`; whether a core is idle for the decode, or nil when
         /// the host stopped the wait (it ends this worker's call). A host that is gone ends the worker.
         func enter(_ bytes: Int) -> Bool? {
-            lock.withLock {
-                send(.enter(bytes: bytes))
+            socket.withLock { socket in
+                Self.send(Message.enter(bytes: bytes).encoded, on: socket)
                 var answer: Int64 = 0
                 var descriptor: Int32 = -1
                 let got = mio_worker_receive(socket, &answer, 8, &descriptor)
                 if descriptor >= 0 { close(descriptor) }
                 guard got == 8 else { _exit(0) }
-                switch Int64(littleEndian: answer) {
-                case 1: return true
-                case 2: return false
-                default: return nil
-                }
+                return WorkerGate.idleCore(answer: Int64(littleEndian: answer))
             }
         }
 
         /// Tells the host that `bytes` it admitted are given back.
         func leave(_ bytes: Int) {
-            lock.withLock { send(.leave(bytes: bytes)) }
+            socket.withLock { Self.send(Message.leave(bytes: bytes).encoded, on: $0) }
         }
 
-        private func send(_ message: Message) {
-            let bytes = message.encoded
+        /// Tests only: sends `bytes` to the host as a question, whatever they say.
+        func sendUnread(_ bytes: [UInt8]) {
+            socket.withLock { Self.send(bytes, on: $0) }
+        }
+
+        private static func send(_ bytes: [UInt8], on socket: Int32) {
             guard bytes.withUnsafeBytes({ mio_worker_send(socket, $0.baseAddress, $0.count, -1) }) == 0 else { _exit(0) }
         }
     }
@@ -127,15 +136,14 @@ enum WorkerGate {
                 guard reservation == nil else {
                     throw MagickIOError(.corruptImage, "the decoder asked for a second turn at the pixel cache while it held one")
                 }
-                guard let taken = gate.hold(reserving: min(bytes, most), interrupt: interrupt) else {
-                    var answer = WorkerGate.answer(idleCore: nil).littleEndian
-                    _ = mio_worker_send(worker.socket, &answer, 8, -1)
+                let taken = gate.hold(reserving: min(bytes, most), interrupt: interrupt)
+                var answer = WorkerGate.answer(idleCore: taken?.idleCore).littleEndian
+                _ = mio_worker_send(worker.socket, &answer, 8, -1)
+                guard let taken else {
                     try interrupt?.check()
                     throw CacheGate.stopped
                 }
                 reservation = taken
-                var answer = WorkerGate.answer(idleCore: taken.idleCore).littleEndian
-                _ = mio_worker_send(worker.socket, &answer, 8, -1)
             case .leave:
                 if let reservation { gate.giveBack(reservation) }
                 reservation = nil
