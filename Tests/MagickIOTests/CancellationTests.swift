@@ -161,11 +161,11 @@ struct CancellationTests {
         // which other tests' blocking decodes may hold.
         let made = AsyncGate(), taskBox = Locked<Task<Image, any Error>?>(nil)
         Thread {
-            CacheGate.shared.exclusive(reserving: 0) {
+            AdmissionGate.shared.exclusive(reserving: 0) {
                 let task = Task { try await source.image(at: 0) }
                 taskBox.withLock { $0 = task }
                 made.open()
-                try? waitUntil { CacheGate.shared.waitingCount >= 1 }
+                try? waitUntil { AdmissionGate.shared.waitingCount >= 1 }
                 task.cancel()
             }
         }.start()

@@ -72,8 +72,8 @@ struct IsolationTests {
         #expect(throws: WireReader.Malformed.self) { try [UInt8](repeating: 3, count: 16).withUnsafeBytes { try WorkerGate.Message($0) } }
         // 6000x4000 LZW in strips: two decoders (BandedRows) with a core to spare, one without.
         let source = try ImageSource(url: try OwnTIFFDecoderTests.large("24mp-lzw.tif"))
-        let spare = try CacheGate.$idleCoreOverride.withValue(true) { try source.thumbnail(maxPixelSize: 300) }
-        let busy = try CacheGate.$idleCoreOverride.withValue(false) { try source.thumbnail(maxPixelSize: 300) }
+        let spare = try AdmissionGate.$idleCoreOverride.withValue(true) { try source.thumbnail(maxPixelSize: 300) }
+        let busy = try AdmissionGate.$idleCoreOverride.withValue(false) { try source.thumbnail(maxPixelSize: 300) }
         #expect(spare.decoder == .libtiff && busy.decoder == .libtiff)
         #expect(try spare.pixels(.rgba8) == busy.pixels(.rgba8))
     }
@@ -87,14 +87,14 @@ struct IsolationTests {
         // A decode in process holds the gate alone (as one whose estimate fell short retries):
         // the worker's decode waits for it, and runs once it ends.
         let done = Locked<Result<Image, any Error>?>(nil), out = DispatchSemaphore(value: 0)
-        let waitingBefore = CacheGate.shared.waitingCount
-        CacheGate.shared.exclusive(reserving: 0) {
+        let waitingBefore = AdmissionGate.shared.waitingCount
+        AdmissionGate.shared.exclusive(reserving: 0) {
             Thread {
                 let result = Result<Image, any Error> { try source.thumbnail(maxPixelSize: 48) }
                 done.withLock { $0 = result }
                 out.signal()
             }.start()
-            try? waitUntil { CacheGate.shared.waitingCount > waitingBefore }
+            try? waitUntil { AdmissionGate.shared.waitingCount > waitingBefore }
             Thread.sleep(forTimeInterval: 0.3)
             #expect(done.withLock { $0 } == nil, "the worker's decode ran while the gate was held")
         }
@@ -108,7 +108,7 @@ struct IsolationTests {
     /// way (other suites' too) are done, which a turn never given back would stop for good.
     static func expectNoTurnLeft(sourceLocation: SourceLocation = #_sourceLocation) {
         let alone = DispatchSemaphore(value: 0)
-        Thread { CacheGate.shared.exclusive(reserving: 0) { _ = alone.signal() } }.start()
+        Thread { AdmissionGate.shared.exclusive(reserving: 0) { _ = alone.signal() } }.start()
         #expect(alone.passes(), "a turn at the gate was never given back", sourceLocation: sourceLocation)
     }
 
@@ -116,7 +116,7 @@ struct IsolationTests {
     func workerGateWaitStops() throws {
         // The worker is warm (the test before left it idle), so it asks within the limit.
         let source = try ImageSource(url: Fixture.url("photo.jpg"), options: DecodingOptions(timeLimit: .seconds(1)))
-        let error = CacheGate.shared.exclusive(reserving: 0) {
+        let error = AdmissionGate.shared.exclusive(reserving: 0) {
             #expect(throws: MagickIOError.self) { try source.thumbnail(maxPixelSize: 48) }
         }
         #expect(error?.kind == .cancelled && error?.limit?.name == "timeLimit", "\(String(describing: error))")

@@ -243,8 +243,8 @@ struct OwnDecoderTests {
             ? try LargeImages.cached("12mp.jpg") { try LargeImages.writeJPEG(to: $0, width: 4000, height: 3000, quality: 90) }
             : try LargeImages.cached("12mp-rgba.png") { try LargeImages.writePNG(to: $0, width: 4000, height: 3000, alpha: true) }
         let source = try ImageSource(url: url, options: DecodingOptions().inProcess)
-        let two = try CacheGate.$idleCoreOverride.withValue(true) { try source.thumbnail(maxPixelSize: 1024) }
-        let one = try CacheGate.$idleCoreOverride.withValue(false) { try source.thumbnail(maxPixelSize: 1024) }
+        let two = try AdmissionGate.$idleCoreOverride.withValue(true) { try source.thumbnail(maxPixelSize: 1024) }
+        let one = try AdmissionGate.$idleCoreOverride.withValue(false) { try source.thumbnail(maxPixelSize: 1024) }
         #expect(two.decoder != .imageMagick && two.decoder == one.decoder)
         #expect(try two.pixels(.rgba8) == one.pixels(.rgba8))
         let magick = try source.thumbnail(maxPixelSize: 1024, options: Self.imageMagickOnly)

@@ -204,8 +204,8 @@ struct OwnTIFFDecoderTests {
     @Test("a TIFF thumbnail decoded on two threads is the one decoded on one", .timeLimit(.minutes(10)))
     func pipelined() throws {
         let source = try ImageSource(url: try Self.large("24mp-lzw.tif"), options: DecodingOptions().inProcess)
-        let two = try CacheGate.$idleCoreOverride.withValue(true) { try source.thumbnail(maxPixelSize: 300) }
-        let one = try CacheGate.$idleCoreOverride.withValue(false) { try source.thumbnail(maxPixelSize: 300) }
+        let two = try AdmissionGate.$idleCoreOverride.withValue(true) { try source.thumbnail(maxPixelSize: 300) }
+        let one = try AdmissionGate.$idleCoreOverride.withValue(false) { try source.thumbnail(maxPixelSize: 300) }
         #expect(two.decoder == .libtiff && one.decoder == .libtiff)
         #expect(try two.pixels(.rgba8) == one.pixels(.rgba8))
     }
@@ -276,8 +276,8 @@ struct OwnTIFFDecoderTests {
         let file = directory.url.appendingPathComponent("damaged.tif")
         try damaged.write(to: file)
         let source = try ImageSource(url: file, options: DecodingOptions().inProcess)
-        let two = Result { try CacheGate.$idleCoreOverride.withValue(true) { try source.thumbnail(maxPixelSize: 100) } }
-        let one = Result { try CacheGate.$idleCoreOverride.withValue(false) { try source.thumbnail(maxPixelSize: 100) } }
+        let two = Result { try AdmissionGate.$idleCoreOverride.withValue(true) { try source.thumbnail(maxPixelSize: 100) } }
+        let one = Result { try AdmissionGate.$idleCoreOverride.withValue(false) { try source.thumbnail(maxPixelSize: 100) } }
         switch (two, one) {
         case (.success(let a), .success(let b)):
             #expect(a.decoder == b.decoder && a.decoder == .imageMagick)

@@ -192,8 +192,8 @@ struct OwnWebPDecoderTests {
     func pipelined() throws {
         // 2048 wide: libwebp shrinks by 2 (5579x1078, over the pipelining threshold).
         let source = try ImageSource(url: try Self.twentyFourMegapixelWebP(), options: DecodingOptions().inProcess)
-        let two = try CacheGate.$idleCoreOverride.withValue(true) { try source.thumbnail(maxPixelSize: 2048) }
-        let one = try CacheGate.$idleCoreOverride.withValue(false) { try source.thumbnail(maxPixelSize: 2048) }
+        let two = try AdmissionGate.$idleCoreOverride.withValue(true) { try source.thumbnail(maxPixelSize: 2048) }
+        let one = try AdmissionGate.$idleCoreOverride.withValue(false) { try source.thumbnail(maxPixelSize: 2048) }
         #expect(two.decoder == .libwebp && one.decoder == .libwebp)
         #expect(two.width == 2048 && two.height == 396)
         #expect(try two.pixels(.rgba8) == one.pixels(.rgba8))

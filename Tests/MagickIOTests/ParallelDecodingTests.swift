@@ -197,7 +197,7 @@ struct ParallelDecodingTests {
     func gateAdmission() throws {
         // A pool of 256 units with 40 held outside the gate: a 100-unit decode runs beside another
         // (240 in all); a 200-unit one waits until the pool is its own.
-        let gate = CacheGate(pool: { (inUse: 40, limit: 256) })
+        let gate = AdmissionGate(pool: { (inUse: 40, limit: 256) })
         let releaseFirst = try Self.holdOpen(gate, reserving: 100)
 
         let secondIn = DispatchSemaphore(value: 0), secondOut = DispatchSemaphore(value: 0)
@@ -218,14 +218,14 @@ struct ParallelDecodingTests {
     func gateCountsHeldImages() throws {
         // 100 units held by a caller when the first decode starts, which then takes nothing yet:
         // the pool's use equals its reservation, yet a second 100-unit decode must wait (300).
-        let gate = CacheGate(pool: { (inUse: 100, limit: 256) })
+        let gate = AdmissionGate(pool: { (inUse: 100, limit: 256) })
         let releaseFirst = try Self.holdOpen(gate, reserving: 100)
         try Self.expectWaits(gate, reserving: 100, until: releaseFirst, "100 held + 100 reserved + 100 asked is over 256")
     }
 
     /// Starts a decode reserving `bytes` that stays inside `gate` until the returned semaphore is
     /// signalled; returns once it is inside.
-    static func holdOpen(_ gate: CacheGate, reserving bytes: Int) throws -> DispatchSemaphore {
+    static func holdOpen(_ gate: AdmissionGate, reserving bytes: Int) throws -> DispatchSemaphore {
         let inside = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
         Thread { gate.shared(reserving: bytes) { _ = inside.signal(); release.wait() } }.start()
         #expect(inside.passes())
@@ -234,7 +234,7 @@ struct ParallelDecodingTests {
 
     /// Expects a decode reserving `bytes` to wait in `gate` (checked once it is queued, with
     /// `whileWaiting` run then), and to run once `release` lets the one held open finish.
-    static func expectWaits(_ gate: CacheGate, reserving bytes: Int, until release: DispatchSemaphore,
+    static func expectWaits(_ gate: AdmissionGate, reserving bytes: Int, until release: DispatchSemaphore,
                             _ why: Comment, whileWaiting: () -> Void = {},
                             sourceLocation: SourceLocation = #_sourceLocation) throws {
         let ran = Locked(false), out = DispatchSemaphore(value: 0)
@@ -252,7 +252,7 @@ struct ParallelDecodingTests {
 
     @Test("a decode bigger than the pool's free part still runs when it is alone and nothing held is given back")
     func gateAlone() {
-        let gate = CacheGate(pool: { (inUse: 250, limit: 256) }, heldImagesPatience: .milliseconds(50))
+        let gate = AdmissionGate(pool: { (inUse: 250, limit: 256) }, heldImagesPatience: .milliseconds(50))
         #expect(gate.shared(reserving: 1 << 30) { 7 } == 7)
         #expect(gate.exclusive(reserving: 1 << 30) { 8 } == 8)
     }
@@ -262,7 +262,7 @@ struct ParallelDecodingTests {
         // 200 units held by a caller (a result not yet encoded): a 100-unit decode waits, however
         // long, while the holder keeps giving images back; once the pool has room it runs.
         let held = Locked(200)
-        let gate = CacheGate(pool: { (inUse: held.withLock { $0 }, limit: 256) }, heldImagesPatience: .seconds(600))
+        let gate = AdmissionGate(pool: { (inUse: held.withLock { $0 }, limit: 256) }, heldImagesPatience: .seconds(600))
         let ran = Locked(false), out = DispatchSemaphore(value: 0)
         Thread {
             gate.shared(reserving: 100) { ran.withLock { $0 = true } }
@@ -277,9 +277,65 @@ struct ParallelDecodingTests {
         #expect(ran.withLock { $0 })
     }
 
+    @Test("one gate lets waiting threads and waiting tasks in by one queue, in the order they asked",
+          .timeLimit(.minutes(10)))
+    func gateServesThreadsAndTasksInOrder() async throws {
+        // A budget of one place, held by a thread: a task, a thread and a task queue behind it, and
+        // each goes in only when the one before it has left.
+        let gate = AdmissionGate(places: 1, bytes: 100)
+        let release = try Self.holdOpen(gate, reserving: 10)
+        let order = Locked<[String]>([])
+        let first = Task {
+            try await gate.enter(cost: 10)
+            order.withLock { $0.append("task 1") }
+            gate.leave(cost: 10)
+        }
+        try await waitUntil { gate.waitingCount == 1 }
+        let threadOut = DispatchSemaphore(value: 0)
+        Thread {
+            gate.shared(reserving: 10) { order.withLock { $0.append("thread") } }
+            threadOut.signal()
+        }.start()
+        try await waitUntil { gate.waitingCount == 2 }
+        let second = Task {
+            try await gate.enter(cost: 10)
+            order.withLock { $0.append("task 2") }
+            gate.leave(cost: 10)
+        }
+        try await waitUntil { gate.waitingCount == 3 }
+        #expect(order.withLock { $0 }.isEmpty, "nothing goes in while the one place is held")
+        release.signal()
+        try await first.value
+        try await second.value
+        #expect(threadOut.passes())
+        #expect(order.withLock { $0 } == ["task 1", "thread", "task 2"])
+        #expect(gate.runningCount == 0 && gate.waitingCount == 0 && gate.reservedBytes == 0)
+    }
+
+    @Test("a task cancelled at the head of the queue lets the one behind it in at once", .timeLimit(.minutes(10)))
+    func gateCancelledHeadLetsNextIn() async throws {
+        // 50 of 100 bytes under way: a 60-byte job waits, and a 10-byte one, which would fit,
+        // waits behind it (first come, first served) until it is cancelled.
+        let gate = AdmissionGate(places: 4, bytes: 100)
+        try await gate.enter(cost: 50)
+        let big = Task { try await gate.enter(cost: 60) }
+        try await waitUntil { gate.waitingCount == 1 }
+        let small = Task { try await gate.enter(cost: 10) }
+        try await waitUntil { gate.waitingCount == 2 }
+        #expect(gate.runningCount == 1, "the 10-byte job waits behind the 60-byte one")
+        big.cancel()
+        let error = await #expect(throws: MagickIOError.self) { try await big.value }
+        #expect(error?.kind == .cancelled)
+        try await small.value
+        #expect(gate.runningCount == 2 && gate.waitingCount == 0 && gate.reservedBytes == 60)
+        gate.leave(cost: 10)
+        gate.leave(cost: 50)
+        #expect(gate.runningCount == 0 && gate.reservedBytes == 0)
+    }
+
     @Test("a decode waiting for the pool stops when its interrupt does, and leaves the queue")
     func gateWaitStops() throws {
-        let gate = CacheGate(pool: { (inUse: 200, limit: 256) }, heldImagesPatience: .seconds(600))
+        let gate = AdmissionGate(pool: { (inUse: 200, limit: 256) }, heldImagesPatience: .seconds(600))
         let interrupt = Interrupt()
         let outcome = Locked<MagickIOError?>(nil), out = DispatchSemaphore(value: 0)
         Thread {

@@ -101,11 +101,11 @@ struct ThumbnailerTests {
           .timeLimit(.minutes(10)))
     func placesAcrossCalls() async throws {
         let thumbnailer = Thumbnailer(maxConcurrentJobs: 1)
-        try await thumbnailer.queue.enter(cost: 0)  // another call's job, under way
+        try await thumbnailer.gate.enter(cost: 0)  // another call's job, under way
         let call = Task { try await thumbnailer.thumbnail(of: Fixture.url("orient-6.jpg"), maxPixelSize: 32) }
         try await waitUntil { thumbnailer.waitingJobs == 1 }
         #expect(thumbnailer.runningJobs == 1)
-        thumbnailer.queue.leave(cost: 0)
+        thumbnailer.gate.leave(cost: 0)
         let image = try await call.value
         #expect(image.width == 32 && image.height == 21, "upright: orient-6 is stored on its side, 64x96")
         #expect(thumbnailer.runningJobs == 0 && thumbnailer.waitingJobs == 0)
@@ -113,7 +113,7 @@ struct ThumbnailerTests {
 
     @Test("the memory budget admits jobs only while their predicted costs fit")
     func admission() async throws {
-        let budget = JobQueue(places: 16, bytes: 100)
+        let budget = AdmissionGate(places: 16, bytes: 100)
         let usage = Usage()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<16 {

@@ -3,7 +3,7 @@ import Synchronization
 
 /// A ``RawRowSource`` decoded on a second thread, a few rows ahead of its reader: the decoder and
 /// the resampler then run on two cores at once (for one big image, when a core is idle, as
-/// ``CacheGate``, which counts the decodes under way, says). The rows pass through a ring of
+/// ``AdmissionGate``, which counts the decodes under way, says). The rows pass through a ring of
 /// `slots` rows as the decoder gives them (bytes); the reader converts each to floats, so that the
 /// decoder's thread only decodes.
 ///

@@ -1,7 +1,7 @@
 import Glibc
 
 /// A mark a thread carries (a pthread key's value): whether it is a ``WorkerPool`` thread, whether
-/// it runs work ``CacheGate`` admitted. Read and written with no allocation and no lock, on the
+/// it runs work ``AdmissionGate`` admitted. Read and written with no allocation and no lock, on the
 /// paths every decode takes (Foundation's thread dictionary allocates on a thread's first use).
 final class ThreadMark: Sendable {
     private let key: pthread_key_t

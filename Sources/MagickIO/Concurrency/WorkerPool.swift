@@ -4,7 +4,7 @@ import Foundation
 /// never occupies a thread of Swift's cooperative pool. As many jobs run at once as there are
 /// active processors; jobs start in submission order.
 ///
-/// A job that waits at an admission step (``CacheGate``: ImageMagick's pool full of held images or
+/// A job that waits at an admission step (``AdmissionGate``: ImageMagick's pool full of held images or
 /// other decodes) gives its place to the next job while it waits (``leavePlaceToWait()``), a thread being
 /// started for it when none is free: otherwise the jobs that would give the pool back (the encode
 /// of a held result, a decode that fits) would queue behind the ones waiting for them.

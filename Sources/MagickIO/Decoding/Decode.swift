@@ -115,14 +115,14 @@ extension ImageSource {
     /// (``makeThumbnail(_:options:interrupt:)``), which reads with ``decode(frame:from:jpegHint:interrupt:cacheBytes:into:)``.
     ///
     /// The decode waits until its share of ImageMagick's pixel cache fits beside the decodes
-    /// under way (``CacheGate/admitting(_:interrupt:_:)``).
+    /// under way (``AdmissionGate/admitting(_:interrupt:_:)``).
     func withDecoded<T>(frame index: Int, jpegHint: JPEGScale.Hint? = nil, interrupt: Interrupt? = nil,
                         _ body: (Wand, [DecoderWarning]) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
         try checkLimits(frame: index, jpegHint: jpegHint)
         let input = try decoderInput(keeping: .all)
         let cacheBytes = estimate(frame: index, jpegHint: jpegHint).cacheBytes
         let interrupt = interrupt ?? decodingOptions.timeLimit.map { Interrupt(timeLimit: $0) }
-        return try CacheGate.shared.admitting(cacheBytes, interrupt: interrupt) { _ throws(MagickIOError) -> T in
+        return try AdmissionGate.shared.admitting(cacheBytes, interrupt: interrupt) { _ throws(MagickIOError) -> T in
             try Self.withInterruptibleWand(interrupt) { wand, interrupt throws(MagickIOError) -> T in
                 let warnings = try self.decode(frame: index, from: input, jpegHint: jpegHint, interrupt: interrupt,
                                              cacheBytes: cacheBytes, into: wand)

@@ -193,10 +193,10 @@ extension Image {
         /// Runs `body` on this thread's wand holding a copy of the image (`MagickAddImage`: the
         /// pixel cache is shared copy-on-write, so the copy costs no pixels until written). What
         /// `body` does (an encode, a turn, an export) may write it: when ImageMagick's pool cannot
-        /// take that, it runs again alone (``CacheGate/retryingAlone(_:_:)``) rather than fail
+        /// take that, it runs again alone (``AdmissionGate/retryingAlone(_:_:)``) rather than fail
         /// beside other work.
         func withCopy<T>(_ body: (Wand) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
-            try CacheGate.shared.retryingAlone(cacheBytes) { () throws(MagickIOError) -> T in
+            try AdmissionGate.shared.retryingAlone(cacheBytes) { () throws(MagickIOError) -> T in
                 try Wand.withThreadWand { (copy: Wand) throws(MagickIOError) -> T in
                     try copyImage(into: copy)
                     return try body(copy)

@@ -110,7 +110,7 @@ enum DecodeWorkers {
             throw ended(worker, limit: dataLimit, peak: 0)
         }
         // The worker's turns at this process's gate, given back however the call ends.
-        var held = WorkerGate.Held(CacheGate.shared, most: max(options.memoryBudget, MagickCache.limit))
+        var held = WorkerGate.Held(AdmissionGate.shared, most: max(options.memoryBudget, MagickCache.limit))
         let deadline = timeLeft.map { ContinuousClock.now + .nanoseconds($0) + grace }
         var peak = 0
         var length: Int64 = 0
@@ -261,7 +261,7 @@ enum DecodeWorkers {
             // any image made here. Its failure is this process's, not the worker's, which answered.
             let cacheBytes = snapshot.width.saturatingTimes(snapshot.height).saturatingTimes(8)
             return Result { () throws(MagickIOError) -> Image in
-                try CacheGate.shared.retryingAlone(cacheBytes) { () throws(MagickIOError) -> Image in
+                try AdmissionGate.shared.retryingAlone(cacheBytes) { () throws(MagickIOError) -> Image in
                     let wand = Wand()
                     try snapshot.restore(into: wand, pixels: mapped + snapshot.pixelOffset)
                     var image = Image(wand: wand, orientation: orientation, warnings: warnings, decoder: decoder, animation: frames)

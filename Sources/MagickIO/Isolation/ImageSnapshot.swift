@@ -119,7 +119,7 @@ struct ImageSnapshot {
             try wand.newImage(width: width, height: height, alpha: map.hasSuffix("A"))
         } catch where error.kind == .corruptImage {
             // ImageMagick gives no reason when its pixel cache is full: a pool error, which the
-            // gate runs again alone (``CacheGate/retryingAlone(_:_:)``).
+            // gate runs again alone (``AdmissionGate/retryingAlone(_:_:)``).
             throw MagickIOError(.limitExceeded, "ImageMagick's pixel cache has no room for a \(width)x\(height) image")
         }
         // The colour space first: ImageMagick imports a K channel into a CMYK image only.

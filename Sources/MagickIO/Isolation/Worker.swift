@@ -21,7 +21,7 @@ enum Worker {
         mio_worker_handle_crashes()
         isSandboxed = mio_worker_sandbox(ImageMagick.writesTemporaryFiles ? 1 : 0) == 0
         // The host's gate admits this worker's decodes, and says whether a core is idle for them.
-        CacheGate.host = WorkerGate.Host(socket: socket)
+        AdmissionGate.host = WorkerGate.Host(socket: socket)
         var buffer = [UInt8](repeating: 0, count: maxRequest)
         while true {
             var descriptor: Int32 = -1
@@ -56,7 +56,7 @@ enum Worker {
             case .misbehave(.escape):
                 throw escapeReport()
             case .misbehave(.answerHoldingTurn):
-                _ = CacheGate.host?.enter(1 << 20)
+                _ = AdmissionGate.host?.enter(1 << 20)
                 throw MagickIOError(.io, "answered holding a turn")
             case .misbehave(let misbehaviour):
                 misbehave(misbehaviour)
@@ -97,9 +97,9 @@ enum Worker {
         case .spin:
             while true { sched_yield() }
         case .floodGate:
-            while true { CacheGate.host?.leave(0) }
+            while true { AdmissionGate.host?.leave(0) }
         case .malformedQuestion:
-            CacheGate.host?.sendUnread([UInt8](repeating: 3, count: WorkerGate.Message.length))
+            AdmissionGate.host?.sendUnread([UInt8](repeating: 3, count: WorkerGate.Message.length))
             while true { pause() }
         case .escape, .answerHoldingTurn:
             abort()  // answered in run(_:descriptor:)

@@ -2,7 +2,7 @@ internal import CWorker
 import Foundation
 
 /// The one admission across the wall: a decode in a worker takes its turn at its host's
-/// ``CacheGate``, beside the host's other decodes in process and in workers, as it would in
+/// ``AdmissionGate``, beside the host's other decodes in process and in workers, as it would in
 /// process. A worker's own pool holds its one request only, so its gate could admit anything; the
 /// host's sees every decode the program runs, so the shares of them all fit together in
 /// ``ResourceLimits/memory``, and independent calls at once wait for each other instead of each
@@ -108,8 +108,8 @@ enum WorkerGate {
     /// trusts nothing it says: what it may reserve is capped, it may ask only so often, and one
     /// that answers while it still holds its turn, or asks for a second, is ended.
     struct Held: ~Copyable {
-        private var reservation: CacheGate.Reservation?
-        private let gate: CacheGate
+        private var reservation: AdmissionGate.Reservation?
+        private let gate: AdmissionGate
         /// The most a worker may reserve: its decode's budget, or the whole pool when that is more
         /// (a reservation over the pool only makes the decode wait to run alone).
         private let most: Int
@@ -118,7 +118,7 @@ enum WorkerGate {
         /// it tries (a handful); one that keeps asking is stopped, not served without end.
         static let maxQuestions = 64
 
-        init(_ gate: CacheGate, most: Int) {
+        init(_ gate: AdmissionGate, most: Int) {
             self.gate = gate
             self.most = most
         }
@@ -141,7 +141,7 @@ enum WorkerGate {
                 _ = mio_worker_send(worker.socket, &answer, 8, -1)
                 guard let taken else {
                     try interrupt?.check()
-                    throw CacheGate.stopped
+                    throw AdmissionGate.stopped
                 }
                 reservation = taken
             case .leave:

@@ -182,7 +182,7 @@ extension ImageSource {
     /// its own "cache resources exhausted", or a failure without a reason while the pool cannot
     /// take the image (ImageMagick 6.9.11 gives none when its pixel cache cannot be opened for an
     /// image a wand makes). Nil for anything else. The error has no limit named, so that the
-    /// admission runs the work again alone (``CacheGate/admitting(_:interrupt:_:)``).
+    /// admission runs the work again alone (``AdmissionGate/admitting(_:interrupt:_:)``).
     static func poolFull(_ error: MagickIOError, size: (width: Int, height: Int)) -> MagickIOError? {
         if error.kind == .limitExceeded { return error }
         let bytes = size.width.saturatingTimes(size.height).saturatingTimes(8)

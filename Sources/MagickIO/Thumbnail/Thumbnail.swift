@@ -69,7 +69,7 @@ extension ImageSource {
 
     /// The runner: fills the picture from the first of the plan's inputs that gives one, and builds
     /// the thumbnail from it; the one place that holds the wand, runs under the interrupt, reserves
-    /// ImageMagick's pixel cache (``CacheGate``) and goes on to the next input. An input the plan
+    /// ImageMagick's pixel cache (``AdmissionGate``) and goes on to the next input. An input the plan
     /// found over the limits is passed over with its refusal, never checked again.
     static func makeThumbnail(_ plan: ThumbnailPlan, options: ThumbnailOptions,
                               interrupt: Interrupt?) throws(MagickIOError) -> Image {
@@ -86,7 +86,7 @@ extension ImageSource {
                         wand.monitor(interrupt)  // the picture the fill made
                         return try buildThumbnail(wand, picture, options: options)
                     }
-                    if let image = try CacheGate.shared.admitting(admission.cacheBytes, interrupt: interrupt, attempt) {
+                    if let image = try AdmissionGate.shared.admitting(admission.cacheBytes, interrupt: interrupt, attempt) {
                         return image
                     }
                 } catch {

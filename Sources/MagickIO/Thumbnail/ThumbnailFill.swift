@@ -37,7 +37,7 @@ enum ThumbnailFill: Sendable {
     }
 
     /// What an input was admitted with: the bytes its decoder may read (``DecoderInput``), and
-    /// the share of ImageMagick's pixel cache to reserve for it (``CacheGate``): its decoded
+    /// the share of ImageMagick's pixel cache to reserve for it (``AdmissionGate``): its decoded
     /// picture where ImageMagick holds one, and always the build's (``buildCacheBytes(_:)``).
     struct Admission {
         var input: DecoderInput?

@@ -41,8 +41,9 @@ public final class Thumbnailer: Sendable {
     /// The options each source is opened with (their own `memoryBudget` is raised to the
     /// thumbnailer's, which is the one that governs here).
     public let decodingOptions: DecodingOptions
-    /// The admission every job passes: places and bytes.
-    let queue: JobQueue
+    /// This thumbnailer's budget, the first step of every job's admission (places and bytes);
+    /// ImageMagick's pool is the next (``AdmissionGate``).
+    let gate: AdmissionGate
 
     /// - Parameters:
     ///   - maxConcurrentJobs: default: the number of active processors.
@@ -55,15 +56,15 @@ public final class Thumbnailer: Sendable {
         var opening = decodingOptions
         opening.memoryBudget = max(opening.memoryBudget, self.memoryBudget)
         self.decodingOptions = opening
-        queue = JobQueue(places: self.maxConcurrentJobs, bytes: self.memoryBudget)
+        gate = AdmissionGate(places: self.maxConcurrentJobs, bytes: self.memoryBudget)
     }
 
     /// Jobs of this thumbnailer waiting for a place or for memory now (a service may refuse new
     /// work when this grows).
-    public var waitingJobs: Int { queue.waitingCount }
+    public var waitingJobs: Int { gate.waitingCount }
 
     /// Jobs of this thumbnailer under way now.
-    public var runningJobs: Int { queue.runningCount }
+    public var runningJobs: Int { gate.runningCount }
 
     // MARK: - One image
 
@@ -117,14 +118,14 @@ public final class Thumbnailer: Sendable {
     }
 
     /// One job: the input opened (header only), its thumbnail planned (its cost and its limits,
-    /// checked once), its turn taken in ``queue``, then the plan run on MagickIO's threads.
+    /// checked once), its turn taken at ``gate``, then the plan run on MagickIO's threads.
     func job<Input: ThumbnailInput>(_ input: Input, _ request: ThumbnailRequest, at frame: Int, allowUpscale: Bool,
                                     options thumbnailOptions: ThumbnailOptions) async throws(MagickIOError) -> Image {
         let source = try await input.openSource(options: decodingOptions)
         let plan = try source.thumbnailPlan(request, at: frame, allowUpscale: allowUpscale, options: thumbnailOptions)
         let cost = try plan.cost.get()
-        try await queue.enter(cost: cost)
-        defer { queue.leave(cost: cost) }
+        try await gate.enter(cost: cost)
+        defer { gate.leave(cost: cost) }
         // An animation's pipeline plans its frames itself (AnimatedThumbnail.swift); a decode
         // worker plans its own thumbnail (the plan here was for the cost).
         if thumbnailOptions.animated || source.isolatesDecodes {

@@ -58,3 +58,19 @@ enum MagickResources {
         limits().memory
     }
 }
+
+/// ImageMagick's pixel cache as one pool for the whole process: its memory limit
+/// (``ResourceLimits/memory``) counts every image of every thread, and with MagickIO's map and disk
+/// limits at 0 an image that does not fit fails ("cache resources exhausted").
+enum MagickCache {
+    /// Bytes of pixel cache in use now, process-wide.
+    static var inUse: Int { MagickResources.memoryInUse }
+
+    /// The memory limit in force.
+    static var limit: Int { MagickResources.memoryLimit }
+
+    /// Whether `bytes` more would not fit in the pool now.
+    static func wouldOverflow(adding bytes: Int) -> Bool {
+        inUse.saturatingPlus(bytes) > limit
+    }
+}

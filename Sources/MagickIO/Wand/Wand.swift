@@ -26,7 +26,7 @@ final class Wand {
     deinit {
         DestroyMagickWand(pointer)
         // Its images may have been the last holders of pixel cache that decodes wait for.
-        CacheGate.shared.poolChanged()
+        AdmissionGate.shared.poolChanged()
     }
 
     /// A new wand with its own copy of the image list (the pixel cache is shared copy-on-write).

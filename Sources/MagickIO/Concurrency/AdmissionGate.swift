@@ -1,25 +1,18 @@
 import Foundation
 
-/// ImageMagick's pixel cache as one pool for the whole process: its memory limit
-/// (``ResourceLimits/memory``) counts every image of every thread, and with MagickIO's map and disk
-/// limits at 0 an image that does not fit fails ("cache resources exhausted").
-enum MagickCache {
-    /// Bytes of pixel cache in use now, process-wide.
-    static var inUse: Int { MagickResources.memoryInUse }
-
-    /// The memory limit in force.
-    static var limit: Int { MagickResources.memoryLimit }
-
-    /// Whether `bytes` more would not fit in the pool now.
-    static func wouldOverflow(adding bytes: Int) -> Bool {
-        inUse.saturatingPlus(bytes) > limit
-    }
-}
-
-/// Admission to ImageMagick's pixel cache: the one process-wide step of MagickIO's admission that
-/// every decode and every thumbnail passes, whoever calls it (a plain call, a ``Thumbnailer`` job,
-/// an `async` call), in this process or in a decode worker, which asks its host (``WorkerGate``).
-/// Each reserves the cache its estimate says it will hold: the decoded picture
+/// MagickIO's one admission mechanism: a first-come-first-served gate that lets work in only while
+/// the bytes it reserves fit, used at two levels.
+///
+/// - **ImageMagick's pixel cache** (``shared``): the one process-wide step that every decode and
+///   every thumbnail passes, whoever calls it (a plain call, a ``Thumbnailer`` job, an `async`
+///   call), in this process or in a decode worker, which asks its host (``WorkerGate``). Its
+///   callers wait on MagickIO's own threads.
+/// - **A ``Thumbnailer``'s budget** (``init(places:bytes:)``): at most `places` jobs of that
+///   thumbnailer under way, whose predicted costs fit together in `bytes`, across all of its
+///   calls. Its jobs wait in `async` code (``enter(cost:)``), holding no thread, before they go on
+///   to the pool's gate.
+///
+/// At the pool, each decode reserves the cache its estimate says it will hold: the decoded picture
 /// (``DecodeEstimate/cacheBytes``) and what the thumbnail's build makes beside it
 /// (``ThumbnailFill/Admission``). It runs beside others only while the reservations, with what is
 /// held outside them (images callers keep), fit in the pool; otherwise it waits its turn, first come
@@ -32,7 +25,8 @@ enum MagickCache {
 /// does not fit beside them waits for them to be given back (``poolChanged()``, called whenever a
 /// wand is destroyed) rather than starting into a full pool and failing; when nothing has been
 /// given back for ``heldImagesPatience`` and no decode runs, the holder is keeping them, and the
-/// decode starts anyway (it fails as it would alone, unless its estimate was pessimistic).
+/// decode starts anyway (it fails as it would alone, unless its estimate was pessimistic). A
+/// budget holds nothing outside its gate: what does not fit waits only for work to leave.
 ///
 /// Waiting, not failing, matters beyond the retry: ImageMagick 6.9.11 loses an image's pixels
 /// when a coder reopens its cache (a colorspace change after the size is set, as the HEIC coder
@@ -43,11 +37,13 @@ enum MagickCache {
 /// ``heldImagesPatience`` when none runs, so it cannot deadlock. A worker's turn is held by its
 /// host's call only between the worker's question and its word that it is done, never past the
 /// worker's answer (``WorkerGate/Held``): a worker that answers still holding it is ended. A
-/// waiter whose `interrupt` stops (cancelled, past its time limit) leaves the queue and throws.
-/// `@unchecked Sendable`: its counters are read and written only under `condition`'s lock, and
-/// `pool` is set once at init and only called.
-final class CacheGate: @unchecked Sendable {
-    static let shared = CacheGate()
+/// waiter whose `interrupt` stops (cancelled, past its time limit), or whose task is cancelled,
+/// leaves the queue and throws.
+/// `@unchecked Sendable`: its counters and its waiting tasks are read and written only under
+/// `condition`'s lock, and `pool`, `places` and `budget` are set once at init.
+final class AdmissionGate: @unchecked Sendable {
+    /// The gate of ImageMagick's pixel cache.
+    static let shared = AdmissionGate()
 
     private let condition = NSCondition()
     private var running = 0
@@ -56,6 +52,9 @@ final class CacheGate: @unchecked Sendable {
     private var servedTicket = 0
     /// Tickets given up by waiters that stopped: skipped when their turn comes.
     private var abandoned: Set<Int> = []
+    /// The tasks waiting in ``enter(cost:)``, by ticket: let in by whoever changes the gate when
+    /// their turn comes and they fit (a waiting thread looks for itself).
+    private var waitingTasks: [Int: (bytes: Int, continuation: CheckedContinuation<Void, Error>)] = [:]
     private var exclusiveWaiting = 0
     private var exclusive = false
     /// The pool's use when no decode last ran: what is held outside the gate, as far as known.
@@ -63,6 +62,10 @@ final class CacheGate: @unchecked Sendable {
     /// When the pool last gave something back (a decode ended, a wand was destroyed).
     private var lastRelease = monotonicNanoseconds()
     private let pool: () -> (inUse: Int, limit: Int)
+    /// The most work under way at once.
+    let places: Int
+    /// For a budget, its bytes (nothing is held outside it); nil for a pool.
+    let budget: Int?
     /// How long a decode that does not fit beside held images waits, with no decode running, for
     /// one of them to be given back before it starts anyway.
     let heldImagesPatience: Duration
@@ -72,33 +75,93 @@ final class CacheGate: @unchecked Sendable {
     init(pool: @escaping () -> (inUse: Int, limit: Int) = { (MagickCache.inUse, MagickCache.limit) },
          heldImagesPatience: Duration = .seconds(1)) {
         self.pool = pool
+        places = .max
+        budget = nil
         self.heldImagesPatience = heldImagesPatience
         let (seconds, attoseconds) = heldImagesPatience.components
         patienceNanoseconds = UInt64(max(seconds, 0)) * 1_000_000_000 + UInt64(max(attoseconds, 0) / 1_000_000_000)
     }
 
-    /// Decodes running now.
+    /// A budget: at most `places` (at least one) under way at once, whose costs fit together in
+    /// `bytes`.
+    init(places: Int, bytes: Int) {
+        let bytes = max(bytes, 0)
+        pool = { (0, bytes) }
+        self.places = max(places, 1)
+        budget = bytes
+        heldImagesPatience = .zero
+        patienceNanoseconds = .max  // never starts past its bytes
+    }
+
+    /// Work under way now (decodes at the pool, jobs at a budget).
     var runningCount: Int {
         condition.withLock { running }
     }
 
-    /// Decodes waiting for their turn in ``shared(reserving:_:)``, ``admitting(_:interrupt:_:)`` or
-    /// ``hold(reserving:interrupt:)`` (a worker's).
+    /// Work waiting for its turn: in ``shared(reserving:_:)``, ``admitting(_:interrupt:_:)`` or
+    /// ``hold(reserving:interrupt:)`` (a worker's) at the pool, in ``enter(cost:)`` at a budget.
     var waitingCount: Int {
         condition.withLock { nextTicket - servedTicket - abandoned.count }
     }
 
-    /// Bytes the running decodes have reserved.
+    /// Bytes the work under way has reserved.
     var reservedBytes: Int {
         condition.withLock { reserved }
     }
 
     /// Tells the waiters that the pool may have room now: an image was given back.
     func poolChanged() {
-        condition.withLock {
+        let ready = condition.withLock {
             lastRelease = monotonicNanoseconds()
             condition.broadcast()
+            return takeReadyTasks()
         }
+        ready.forEach { $0.resume() }
+    }
+
+    /// Waits, in `async` code and holding no thread, until this budget has a place and `cost`
+    /// fits beside the work under way, after all work that asked before it; ``leave(cost:)`` gives
+    /// both back. A cost over the whole budget fails at once (it would wait forever); a cancelled
+    /// task leaves the queue at once, and its wait ends as `cancelled`.
+    func enter(cost: Int) async throws(MagickIOError) {
+        // Tasks wait only at a budget: at the pool, held images are looked at again by the
+        // waiting threads themselves (``heldImagesPatience``).
+        guard let budget else { preconditionFailure("a task waits only at a budget") }
+        guard cost <= budget else {
+            throw MagickIOError.limit("memoryBudget", requested: cost, limit: budget,
+                                      "this image alone needs more than the thumbnailer's whole budget")
+        }
+        let ticket = condition.withLock {
+            defer { nextTicket += 1 }
+            return nextTicket
+        }
+        do {
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+                    let (ready, cancelled) = condition.withLock { () -> ([CheckedContinuation<Void, Error>], Bool) in
+                        guard !Task.isCancelled else { return (abandon(ticket), true) }
+                        waitingTasks[ticket] = (max(cost, 0), continuation)
+                        return (takeReadyTasks(), false)
+                    }
+                    ready.forEach { $0.resume() }
+                    if cancelled { continuation.resume(throwing: CancellationError()) }
+                }
+            } onCancel: {
+                let (ready, cancelled) = condition.withLock { () -> ([CheckedContinuation<Void, Error>], CheckedContinuation<Void, Error>?) in
+                    guard let task = waitingTasks.removeValue(forKey: ticket) else { return ([], nil) }
+                    return (abandon(ticket), task.continuation)
+                }
+                ready.forEach { $0.resume() }
+                cancelled?.resume(throwing: CancellationError())
+            }
+        } catch {
+            throw MagickIOError(.cancelled, "the job was cancelled while it waited for its turn")
+        }
+    }
+
+    /// Gives back the place and the cost that ``enter(cost:)`` took.
+    func leave(cost: Int) {
+        leave(max(cost, 0))
     }
 
     /// Runs `body` beside other shared decodes once `bytes` more fit in the pool (or none runs and
@@ -210,6 +273,8 @@ final class CacheGate: @unchecked Sendable {
     /// Waits for a shared decode's turn and takes it, and returns how many decodes run then (this
     /// one included); nil when `interrupt` stopped the wait (the turn is given up).
     private func enter(reserving bytes: Int, interrupt: Interrupt?) -> Int? {
+        var ready: [CheckedContinuation<Void, Error>] = []
+        defer { ready.forEach { $0.resume() } }  // once the lock is given up
         condition.lock()
         defer { condition.unlock() }
         let ticket = nextTicket
@@ -229,16 +294,35 @@ final class CacheGate: @unchecked Sendable {
                 condition.wait()
             }
             if interrupt?.stopReason != nil {
-                abandon(ticket)
+                ready = abandon(ticket)
                 return nil
             }
         }
+        take(bytes)
+        condition.broadcast()  // the next ticket may fit too
+        ready = takeReadyTasks()
+        return running
+    }
+
+    /// Takes the turn being served, reserving `bytes` (called with the lock held).
+    private func take(_ bytes: Int) {
         servedTicket += 1
         skipAbandoned()
         running += 1
         reserved = reserved.saturatingPlus(bytes)
-        condition.broadcast()  // the next ticket may fit too
-        return running
+    }
+
+    /// Lets in, in order, the waiting tasks whose turn has come and that fit (called with the lock
+    /// held), and returns them, to be resumed once the lock is given up.
+    private func takeReadyTasks() -> [CheckedContinuation<Void, Error>] {
+        var ready: [CheckedContinuation<Void, Error>] = []
+        while !exclusive, exclusiveWaiting == 0, let task = waitingTasks[servedTicket], fits(task.bytes, waitingSince: 0) {
+            waitingTasks[servedTicket] = nil
+            take(task.bytes)
+            ready.append(task.continuation)
+        }
+        if !ready.isEmpty { condition.broadcast() }  // a waiting thread's turn may have come
+        return ready
     }
 
     /// Runs `body` once no other decode is under way and `bytes` fit beside what is held (within
@@ -271,7 +355,8 @@ final class CacheGate: @unchecked Sendable {
         return try body()
     }
 
-    /// Whether a decode reserving `bytes` may start now (called with the lock held). With none
+    /// Whether a decode reserving `bytes` may start now (called with the lock held): only while a
+    /// place is free (always, at the pool), and then, with none
     /// running: when `bytes` fit beside what the pool holds, or when nothing has been given back
     /// for ``heldImagesPatience`` since it asked (waiting longer would free nothing; the pool's use
     /// then, all of it held outside the gate, is noted). With others running, the reservations and
@@ -280,6 +365,7 @@ final class CacheGate: @unchecked Sendable {
     /// least the pool's use beyond the reservations (images held since): a running decode that has
     /// not allocated yet hides nothing that way.
     private func fits(_ bytes: Int, waitingSince asked: UInt64) -> Bool {
+        guard running < places else { return false }
         let (inUse, limit) = pool()
         guard running > 0 else {
             idleInUse = inUse
@@ -289,7 +375,8 @@ final class CacheGate: @unchecked Sendable {
         return reserved.saturatingPlus(bytes).saturatingPlus(outside) <= limit
     }
 
-    private func abandon(_ ticket: Int) {
+    /// Gives up `ticket`'s turn (called with the lock held), and returns the waiting tasks it lets in.
+    private func abandon(_ ticket: Int) -> [CheckedContinuation<Void, Error>] {
         if ticket == servedTicket {
             servedTicket += 1
             skipAbandoned()
@@ -297,6 +384,7 @@ final class CacheGate: @unchecked Sendable {
             abandoned.insert(ticket)
         }
         condition.broadcast()
+        return takeReadyTasks()
     }
 
     private func skipAbandoned() {
@@ -312,7 +400,9 @@ final class CacheGate: @unchecked Sendable {
         }
         lastRelease = monotonicNanoseconds()
         condition.broadcast()
+        let ready = takeReadyTasks()
         condition.unlock()
+        ready.forEach { $0.resume() }
     }
 }
 
