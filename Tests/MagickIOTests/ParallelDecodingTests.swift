@@ -319,9 +319,9 @@ struct ParallelDecodingTests {
         let gate = AdmissionGate(places: 4, bytes: 100)
         try await gate.enter(cost: 50)
         let big = Task { try await gate.enter(cost: 60) }
-        try await waitUntil { gate.waitingCount == 1 }
+        try await waitUntil { gate.waitingTaskCount == 1 }
         let small = Task { try await gate.enter(cost: 10) }
-        try await waitUntil { gate.waitingCount == 2 }
+        try await waitUntil { gate.waitingTaskCount == 2 }  // both wait, not only hold a ticket
         #expect(gate.runningCount == 1, "the 10-byte job waits behind the 60-byte one")
         big.cancel()
         let error = await #expect(throws: MagickIOError.self) { try await big.value }

@@ -167,7 +167,7 @@ struct GalleryTests {
         let gallery = try Gallery(root: folder.root, cache: folder.cache, jobs: 1, memoryBudget: 256 << 20)
         let app = gallery.application(address: .hostname("127.0.0.1", port: 0))
         let thumbnailer = gallery.thumbnails.thumbnailer
-        try await thumbnailer.queue.enter(cost: 0)  // the only place taken: the request's job must wait
+        try await thumbnailer.gate.enter(cost: 0)  // the only place taken: the request's job must wait
         try await app.test(.live) { client in
             let connection = try RawHTTPConnection(port: try #require(client.port))
             try await connection.sendHead("GET", "/thumbnails/photo.jpg?size=99", headers: [])
@@ -175,7 +175,7 @@ struct GalleryTests {
             connection.hangUp()
             try await eventually { thumbnailer.waitingJobs == 0 }
         }
-        thumbnailer.queue.leave(cost: 0)
+        thumbnailer.gate.leave(cost: 0)
         let made = try FileManager.default.contentsOfDirectory(atPath: folder.cache.path)
         #expect(made.isEmpty, "\(made)")
     }

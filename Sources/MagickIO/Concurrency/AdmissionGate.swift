@@ -3,7 +3,7 @@ import Foundation
 /// MagickIO's one admission mechanism: a first-come-first-served gate that lets work in only while
 /// the bytes it reserves fit, used at two levels.
 ///
-/// - **ImageMagick's pixel cache** (``shared``): the one process-wide step that every decode and
+/// - **ImageMagick's pixel cache** (`AdmissionGate.shared`): the one process-wide step that every decode and
 ///   every thumbnail passes, whoever calls it (a plain call, a ``Thumbnailer`` job, an `async`
 ///   call), in this process or in a decode worker, which asks its host (``WorkerGate``). Its
 ///   callers wait on MagickIO's own threads.
@@ -67,8 +67,9 @@ final class AdmissionGate: @unchecked Sendable {
     /// For a budget, its bytes (nothing is held outside it); nil for a pool.
     let budget: Int?
     /// How long a decode that does not fit beside held images waits, with no decode running, for
-    /// one of them to be given back before it starts anyway.
-    let heldImagesPatience: Duration
+    /// one of them to be given back before it starts anyway; nil at a budget, where nothing is
+    /// held and nothing starts past its bytes.
+    let heldImagesPatience: Duration?
     private let patienceNanoseconds: UInt64
 
     /// A gate over ImageMagick's pool, or over `pool` (bytes in use and the limit) in tests.
@@ -89,8 +90,8 @@ final class AdmissionGate: @unchecked Sendable {
         pool = { (0, bytes) }
         self.places = max(places, 1)
         budget = bytes
-        heldImagesPatience = .zero
-        patienceNanoseconds = .max  // never starts past its bytes
+        heldImagesPatience = nil
+        patienceNanoseconds = .max
     }
 
     /// Work under way now (decodes at the pool, jobs at a budget).
@@ -100,8 +101,14 @@ final class AdmissionGate: @unchecked Sendable {
 
     /// Work waiting for its turn: in ``shared(reserving:_:)``, ``admitting(_:interrupt:_:)`` or
     /// ``hold(reserving:interrupt:)`` (a worker's) at the pool, in ``enter(cost:)`` at a budget.
+    /// A task counts from when it takes its ticket, a moment before it waits.
     var waitingCount: Int {
         condition.withLock { nextTicket - servedTicket - abandoned.count }
+    }
+
+    /// Tasks waiting in ``enter(cost:)`` now (for tests).
+    var waitingTaskCount: Int {
+        condition.withLock { waitingTasks.count }
     }
 
     /// Bytes the work under way has reserved.
@@ -277,6 +284,8 @@ final class AdmissionGate: @unchecked Sendable {
         defer { ready.forEach { $0.resume() } }  // once the lock is given up
         condition.lock()
         defer { condition.unlock() }
+        // At a budget, more than it holds would wait for ever (``enter(cost:)`` refuses it).
+        precondition(budget.map { bytes <= $0 } ?? true, "more than the whole budget")
         let ticket = nextTicket
         nextTicket += 1
         let asked = monotonicNanoseconds()
