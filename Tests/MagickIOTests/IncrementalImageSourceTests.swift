@@ -133,7 +133,8 @@ struct IncrementalImageSourceTests {
                 "\(String(describing: error))")
         let text = IncrementalImageSource()
         text.append(Data(String(repeating: "<html>", count: 100).utf8))
-        #expect(throws: MagickIOError.self) { try text.checkHeader() }
+        let notAnImage = #expect(throws: MagickIOError.self) { try text.checkHeader() }
+        #expect(notAnImage?.kind == .unsupportedFormat, "\(String(describing: notAnImage))")
     }
 
     @Test("PNG: the header is complete once the first IDAT chunk has begun",
