@@ -333,6 +333,63 @@ struct ParallelDecodingTests {
         #expect(gate.runningCount == 0 && gate.reservedBytes == 0)
     }
 
+    @Test("many tasks and threads at one budget, some cancelled: the budget and the places always hold, and every one that was not cancelled gets in",
+          .timeLimit(.minutes(10)))
+    func gateUnderLoad() async throws {
+        let gate = AdmissionGate(places: 3, bytes: 100)
+        let inside = Locked<(count: Int, bytes: Int, peakCount: Int, peakBytes: Int)>((0, 0, 0, 0))
+        let admitted = Locked(0), cancelled = Locked(0)
+        @Sendable func work(_ cost: Int) {
+            inside.withLock {
+                $0.count += 1
+                $0.bytes += cost
+                $0.peakCount = max($0.peakCount, $0.count)
+                $0.peakBytes = max($0.peakBytes, $0.bytes)
+            }
+            usleep(UInt32(200 + cost * 10))
+            inside.withLock {
+                $0.count -= 1
+                $0.bytes -= cost
+            }
+            admitted.withLock { $0 += 1 }
+        }
+        var generator = SystemRandomNumberGenerator()
+        let costs = (0..<300).map { _ in Int.random(in: 0...100, using: &generator) }
+        let threadsDone = DispatchGroup()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (number, cost) in costs.enumerated() {
+                if number % 5 == 0 {
+                    // A thread among the tasks, in the same queue.
+                    threadsDone.enter()
+                    Thread {
+                        gate.shared(reserving: cost) { work(cost) }
+                        threadsDone.leave()
+                    }.start()
+                    continue
+                }
+                let task = Task {
+                    do throws(MagickIOError) {
+                        try await gate.enter(cost: cost)
+                    } catch {
+                        #expect(error.kind == .cancelled)
+                        cancelled.withLock { $0 += 1 }
+                        return
+                    }
+                    work(cost)
+                    gate.leave(cost: cost)
+                }
+                if number % 7 == 0 { task.cancel() }
+                group.addTask { await task.value }
+            }
+            try await group.waitForAll()
+        }
+        threadsDone.wait()
+        let seen = inside.withLock { $0 }
+        #expect(seen.peakCount <= 3 && seen.peakBytes <= 100, "at most 3 places and 100 bytes: \(seen)")
+        #expect(admitted.withLock { $0 } + cancelled.withLock { $0 } == costs.count)
+        #expect(gate.runningCount == 0 && gate.waitingCount == 0 && gate.reservedBytes == 0 && gate.waitingTaskCount == 0)
+    }
+
     @Test("a decode waiting for the pool stops when its interrupt does, and leaves the queue")
     func gateWaitStops() throws {
         let gate = AdmissionGate(pool: { (inUse: 200, limit: 256) }, heldImagesPatience: .seconds(600))
