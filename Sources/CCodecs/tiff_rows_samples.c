@@ -96,13 +96,13 @@ static double encoded(double linear) {  // linear in 0...1
 }
 
 // 0...1 of full scale for sample `s` (`alpha`: an extra sample) of a page of `colours` colours.
-static double unit(const mio_tiff_info *info, double s, int colours, int alpha) {
-    switch (info->sample_format) {
+static double unit(int format, int bits, double s, int colours, int alpha) {
+    switch (format) {
     case SAMPLEFORMAT_IEEEFP:
         if (colours == 3 && !alpha) return encoded(clip(s));
         return clip(s / 255.0);
     case SAMPLEFORMAT_INT:
-        return clip(s / (info->bits == 8 ? 255.0 : 65535.0));
+        return clip(s / (bits == 8 ? 255.0 : 65535.0));
     default:
         return s / 16777215.0;
     }
@@ -118,36 +118,19 @@ static inline long nearest(double v) {
 #endif
 }
 
-// 32-bit float RGB(A) to 16 bits (what raw converters and ImageMagick write): the general loop
-// below without its choices made again for each sample; the same arithmetic, the same result.
-static void float32_rgb(const mio_tiff_info *info, const uint8_t *in, uint16_t *out) {
-    const size_t samples = (size_t)info->samples, channels = (size_t)info->output_channels;
-    for (uint32_t x = 0; x < info->width; x++, in += samples * 4, out += channels) {
-        float f[4];
-        memcpy(f, in, channels * 4);
-        out[0] = (uint16_t)nearest(encoded(clip(f[0])) * 65535.0);
-        out[1] = (uint16_t)nearest(encoded(clip(f[1])) * 65535.0);
-        out[2] = (uint16_t)nearest(encoded(clip(f[2])) * 65535.0);
-        if (channels == 4) out[3] = (uint16_t)nearest(clip(f[3] / 255.0) * 65535.0);
-    }
-}
-
-void mio_tiff_convert_samples(const mio_tiff *t, const uint8_t *in, uint8_t *out) {
-    const mio_tiff_info *info = &t->layout;
-    const int colours = info->grey ? 1 : 3, channels = info->output_channels, samples = info->samples;
-    const int wide = info->output_bytes == 2;
-    int white = info->photometric == PHOTOMETRIC_MINISWHITE;
-    if (info->sample_format == SAMPLEFORMAT_IEEEFP) pthread_once(&curve_once, make_curve);
-    if (info->sample_format == SAMPLEFORMAT_IEEEFP && info->bits == 32 && colours == 3 && wide) {
-        float32_rgb(info, in, (uint16_t *)out);
-        return;
-    }
+// One row of `channels` channels: each sample to 0...1 of full scale, then to 8 or 16 bits. Always
+// inlined, so that a caller that passes `format`, `bits`, `colours`, `channels` and `wide` as
+// constants gets a loop without those choices made again for each sample.
+static inline __attribute__((always_inline)) void convert_row(const mio_tiff_info *info, const uint8_t *in, uint8_t *out,
+                                                              int format, int bits, int colours, int channels, int wide) {
+    const int samples = info->samples;
+    const int white = info->photometric == PHOTOMETRIC_MINISWHITE;
     for (uint32_t x = 0; x < info->width; x++) {
         size_t first = (size_t)x * (size_t)samples;
         for (int c = 0; c < channels; c++) {
             int alpha = c == 3;
             int s = alpha ? colours : (colours == 1 ? 0 : c);
-            double v = unit(info, sample(in, first + (size_t)s, info->bits, info->sample_format), colours, alpha);
+            double v = unit(format, bits, sample(in, first + (size_t)s, bits, format), colours, alpha);
             if (white && !alpha) v = 1 - v;
             size_t at = (size_t)x * (size_t)channels + (size_t)c;
             if (wide) {
@@ -156,5 +139,20 @@ void mio_tiff_convert_samples(const mio_tiff *t, const uint8_t *in, uint8_t *out
                 out[at] = (uint8_t)nearest(v * 255.0);
             }
         }
+    }
+}
+
+void mio_tiff_convert_samples(const mio_tiff *t, const uint8_t *in, uint8_t *out) {
+    const mio_tiff_info *info = &t->layout;
+    const int colours = info->grey ? 1 : 3, wide = info->output_bytes == 2;
+    if (info->sample_format == SAMPLEFORMAT_IEEEFP) pthread_once(&curve_once, make_curve);
+    // 32-bit float RGB and RGBA, what raw converters and ImageMagick write: copies of the loop of
+    // their own (a third of a float page's thumbnail was these choices and libm's lrint).
+    if (info->sample_format == SAMPLEFORMAT_IEEEFP && info->bits == 32 && colours == 3 && wide && info->output_channels == 3) {
+        convert_row(info, in, out, SAMPLEFORMAT_IEEEFP, 32, 3, 3, 1);
+    } else if (info->sample_format == SAMPLEFORMAT_IEEEFP && info->bits == 32 && colours == 3 && wide && info->output_channels == 4) {
+        convert_row(info, in, out, SAMPLEFORMAT_IEEEFP, 32, 3, 4, 1);
+    } else {
+        convert_row(info, in, out, info->sample_format, info->bits, colours, info->output_channels, wide);
     }
 }
