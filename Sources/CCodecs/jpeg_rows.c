@@ -30,8 +30,10 @@ struct mio_jpeg {
     int fd;
     size_t size;
     size_t offset;
-    JOCTET buffer[65536];
+    JOCTET *buffer;
+    size_t capacity;
 };
+
 
 static void keep_message(mio_jpeg *jpeg, const char *text) {
     if (jpeg->message[0] == 0) {
@@ -115,6 +117,7 @@ void mio_jpeg_destroy(mio_jpeg *jpeg) {
     if (jpeg == NULL) return;
     jpeg_destroy_decompress(&jpeg->cinfo);
     free(jpeg->icc);
+    free(jpeg->buffer);
     free(jpeg);
 }
 
@@ -136,7 +139,7 @@ static void source_term(j_decompress_ptr cinfo) { (void)cinfo; }
 
 static boolean source_fill(j_decompress_ptr cinfo) {
     mio_jpeg *jpeg = (mio_jpeg *)cinfo;
-    size_t wanted = sizeof jpeg->buffer;
+    size_t wanted = jpeg->capacity;
     if (wanted > jpeg->size - jpeg->offset) wanted = jpeg->size - jpeg->offset;
     ssize_t got = wanted > 0 ? pread(jpeg->fd, jpeg->buffer, wanted, (off_t)jpeg->offset) : 0;
     if (got <= 0) {
@@ -171,6 +174,18 @@ int mio_jpeg_open(mio_jpeg *jpeg, const uint8_t *data, int fd, size_t size, mio_
     if (data != NULL) {
         jpeg_mem_src(&jpeg->cinfo, data, (unsigned long)size);
     } else {
+        // At least the two bytes of the fake EOI that ends a file cut short.
+        size_t capacity = size < MIO_JPEG_READ_SIZE ? (size < 2 ? 2 : size) : (size_t)MIO_JPEG_READ_SIZE;
+        if (jpeg->capacity < capacity) {
+            free(jpeg->buffer);
+            jpeg->capacity = 0;
+            jpeg->buffer = malloc(capacity);
+            if (jpeg->buffer == NULL) {
+                keep_message(jpeg, "out of memory for the read buffer");
+                return -1;
+            }
+            jpeg->capacity = capacity;
+        }
         jpeg->fd = fd;
         jpeg->size = size;
         jpeg->offset = 0;

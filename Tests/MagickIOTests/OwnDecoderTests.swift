@@ -251,6 +251,34 @@ struct OwnDecoderTests {
         try expectSame(two, magick, url.lastPathComponent)
     }
 
+    @Test("a JPEG read from its file in several reads is the JPEG decoded from memory, whole or cut short")
+    func fileReads() throws {
+        let url = try LargeImages.cached("12mp.jpg") { try LargeImages.writeJPEG(to: $0, width: 4000, height: 3000, quality: 90) }
+        let bytes = try Data(contentsOf: url)
+        let read = JPEGRows.readBufferBytes(fileBytes: .max)
+        try #require(bytes.count > 3 * read, "\(bytes.count) bytes: fewer than three reads")
+        let options = DecodingOptions().inProcess
+        let fromFile = try ImageSource(url: url, options: options).thumbnail(maxPixelSize: 512)
+        let fromMemory = try ImageSource(data: bytes, options: options).thumbnail(maxPixelSize: 512)
+        #expect(fromFile.decoder == .libjpeg && fromMemory.decoder == .libjpeg)
+        #expect(fromFile.width == 512 && fromFile.height == 384 && fromFile.warnings.isEmpty)
+        #expect(try fromFile.pixels(.rgba8) == fromMemory.pixels(.rgba8))
+
+        // Cut in the middle of the third read: the own path stops at the row where the data ends,
+        // with libjpeg's warning, from the file as from memory.
+        let cut = FileManager.default.temporaryDirectory.appendingPathComponent("magickio-cut-\(UUID().uuidString).jpg")
+        let part = bytes.prefix(2 * read + read / 2)
+        try part.write(to: cut)
+        defer { try? FileManager.default.removeItem(at: cut) }
+        func failure(_ source: ImageSource) -> MagickIOError? {
+            do { _ = try source.thumbnail(maxPixelSize: 512); return nil } catch { return error as? MagickIOError }
+        }
+        let fileError = try #require(failure(try ImageSource(url: cut, options: options)))
+        let memoryError = try #require(failure(try ImageSource(data: Data(part), options: options)))
+        #expect(fileError.kind == .corruptImage && memoryError.kind == .corruptImage)
+        #expect(fileError.message.contains("(libjpeg: ") && fileError.message == memoryError.message, "\(fileError.message)")
+    }
+
     // MARK: - Helpers
 
     private func expectSame(_ own: Image, _ magick: Image, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) throws {

@@ -52,6 +52,12 @@ final class JPEGRows: RawRowSource {
         scratch = .allocate(capacity: width * 3)
     }
 
+    /// The buffer a file of `fileBytes` is read into (the file's size up to `MIO_JPEG_READ_SIZE`,
+    /// 256 KiB; that much when the size is not known).
+    static func readBufferBytes(fileBytes: Int) -> Int {
+        fileBytes > 0 ? min(fileBytes, Int(MIO_JPEG_READ_SIZE)) : Int(MIO_JPEG_READ_SIZE)
+    }
+
     deinit {
         mio_jpeg_destroy(decoder)
         scratch?.deallocate()

@@ -128,7 +128,8 @@ struct DecodeEstimate: Sendable, Hashable {
 
     /// The estimate for a thumbnail through MagickIO's own JPEG or PNG path (``RowSource``), which
     /// never holds the decoded image: libjpeg's coefficient buffer for a progressive JPEG (as
-    /// above; unknown header: assumed progressive 4:4:4), the decoder's and the resampler's rows
+    /// above; unknown header: assumed progressive 4:4:4) and the buffer a JPEG is read into
+    /// (``JPEGRows/readBufferBytes(fileBytes:)``), the decoder's and the resampler's rows
     /// (at most eight sums of the decoded width in floats, the four source rows taken at a time
     /// and two more, and the decoder's own row buffers,
     /// counted as 64 more floats a pixel of width), and the output image (``resizeBytes``). A HEIC
@@ -147,6 +148,9 @@ struct DecodeEstimate: Sendable, Hashable {
         if format == .jpeg, header?.isProgressive ?? true {
             let samples = header?.samplesPerPixel ?? 4
             extra = bytes(Double(storedPixels) * samples * 2)
+        }
+        if format == .jpeg {
+            extra = extra.saturatingPlus(JPEGRows.readBufferBytes(fileBytes: fileBytes))
         }
         if format == .webp {
             let lossless = header?.isLossless ?? true
