@@ -277,6 +277,21 @@ struct OwnDecoderTests {
         let memoryError = try #require(failure(try ImageSource(data: Data(part), options: options)))
         #expect(fileError.kind == .corruptImage && memoryError.kind == .corruptImage)
         #expect(fileError.message.contains("(libjpeg: ") && fileError.message == memoryError.message, "\(fileError.message)")
+
+        // A frame that starts past three reads: libjpeg skips 14 APP15 segments of 64 KiB (the
+        // skip runs past what is read), then decodes the picture as without them.
+        let photo = try Data(contentsOf: Fixture.url("photo.jpg"))
+        var padding = Data([0xFF, 0xEF, 0xFF, 0xFF])
+        padding.append(Data(repeating: 0x41, count: 65_533))
+        let padded = FileManager.default.temporaryDirectory.appendingPathComponent("magickio-padded-\(UUID().uuidString).jpg")
+        try (photo.prefix(2) + Data((0..<14).flatMap { _ in padding }) + photo.dropFirst(2))
+            .write(to: padded)
+        defer { try? FileManager.default.removeItem(at: padded) }
+        let plain = try ImageSource(url: Fixture.url("photo.jpg"), options: options).thumbnail(maxPixelSize: 64)
+        let skipped = try ImageSource(url: padded, options: options).thumbnail(maxPixelSize: 64)
+        #expect(try FileManager.default.attributesOfItem(atPath: padded.path)[.size] as? Int ?? 0 > 3 * read)
+        #expect(skipped.decoder == .libjpeg && plain.decoder == .libjpeg)
+        #expect(try skipped.pixels(.rgba8) == plain.pixels(.rgba8))
     }
 
     // MARK: - Helpers
