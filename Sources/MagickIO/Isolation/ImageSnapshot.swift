@@ -115,17 +115,17 @@ struct ImageSnapshot {
     /// The image made again in `wand` (whatever it held goes) from the pixels at `pixels`.
     func restore(into wand: Wand, pixels: UnsafeRawPointer) throws(MagickIOError) {
         let pointer = wand.pointer
+        ClearMagickWand(pointer)
         do {
-            try wand.newImage(width: width, height: height, alpha: map.hasSuffix("A"))
+            // The map makes the image CMYK (a K), grey (an I) and with alpha (an A) before the
+            // pixels go in, as ImageMagick imports a K channel into a CMYK image only.
+            try wand.constitute(width: width, height: height, map: map, sixteenBits: sampleBytes != 1, pixels: pixels)
         } catch where error.kind == .corruptImage {
             // ImageMagick gives no reason when its pixel cache is full: a pool error, which the
             // gate runs again alone (``AdmissionGate/retryingAlone(_:_:)``).
             throw MagickIOError(.limitExceeded, "ImageMagick's pixel cache has no room for a \(width)x\(height) image")
         }
-        // The colour space first: ImageMagick imports a K channel into a CMYK image only.
         MagickSetImageColorspace(pointer, ColorspaceType(rawValue: UInt32(colorspace)))
-        try wand.check(MagickImportImagePixels(pointer, 0, 0, width, height, map, sampleBytes == 1 ? CharPixel : ShortPixel, pixels),
-                       fallback: .corruptImage)
         MagickSetImageDepth(pointer, depth)
         MagickSetImageResolution(pointer, resolution.x, resolution.y)
         MagickSetImageUnits(pointer, ResolutionType(rawValue: UInt32(resolution.units)))

@@ -81,9 +81,12 @@ extension Wand {
         MagickGetImageAlphaChannel(pointer) != MagickFalse
     }
 
-    /// Composes an image from `width` x `height` packed 8-bit pixels in `map` order ("RGB",
-    /// "RGBA") into this wand, which must hold no image (`MagickConstituteImage`).
-    func constitute(width: Int, height: Int, map: String, pixels: UnsafeRawPointer) throws(MagickIOError) {
-        try check(MagickConstituteImage(pointer, width, height, map, CharPixel, pixels), fallback: .corruptImage)
+    /// Composes an image from `width` x `height` packed pixels in `map` order ("RGB", "RGBA"; an
+    /// A makes it have alpha, a K CMYK and an I grey), of 8 bits a sample or, with `sixteenBits`,
+    /// 16, into this wand, which must hold no image (`MagickConstituteImage`: no pixel is written
+    /// twice, as `MagickNewImage`'s fill and then an import would).
+    func constitute(width: Int, height: Int, map: String, sixteenBits: Bool = false, pixels: UnsafeRawPointer) throws(MagickIOError) {
+        try check(MagickConstituteImage(pointer, width, height, map, sixteenBits ? ShortPixel : CharPixel, pixels),
+                  fallback: .corruptImage)
     }
 }
