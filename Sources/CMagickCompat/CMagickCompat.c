@@ -170,6 +170,33 @@ void cmc_check_xmp(MagickWand *wand) {
 #endif
 }
 
+MagickBooleanType cmc_set_image_extent(MagickWand *wand, size_t columns, size_t rows, char *reason, size_t reason_size) {
+    Image *image = GetImageFromMagickWand(wand);
+    if (reason_size > 0) reason[0] = 0;
+    if (image == NULL) {
+        snprintf(reason, reason_size, "the wand holds no image");
+        return MagickFalse;
+    }
+#if MagickLibVersion >= 0x700
+    ExceptionInfo *exception = AcquireExceptionInfo();
+    MagickBooleanType status = SetImageExtent(image, columns, rows, exception);
+#else
+    ExceptionInfo *exception = &image->exception;
+    MagickBooleanType status = SetImageExtent(image, columns, rows);
+#endif
+    if (status == MagickFalse) {
+        snprintf(reason, reason_size, "%s%s%s%s", exception->reason != NULL ? exception->reason : "ImageMagick gave no reason",
+                 exception->description != NULL ? " (" : "", exception->description != NULL ? exception->description : "",
+                 exception->description != NULL ? ")" : "");
+    }
+#if MagickLibVersion >= 0x700
+    DestroyExceptionInfo(exception);
+#else
+    ClearMagickException(exception);
+#endif
+    return status;
+}
+
 MagickBooleanType cmc_is_imagemagick_7(void) {
     return MagickLibVersion >= 0x700 ? MagickTrue : MagickFalse;
 }

@@ -33,6 +33,23 @@ struct CStatusTests {
         #expect(wand.property("comment") == "kept")
     }
 
+    @Test("a new image is the size asked for, with alpha if asked, and one ImageMagick cannot make throws with its reason")
+    func newImageSizes() throws {
+        let wand = Wand()
+        try wand.newImage(width: 300, height: 7, alpha: true)
+        #expect(wand.width == 300 && wand.height == 7 && wand.hasAlpha)
+        var row = [Float](repeating: 0.5, count: 300 * 4 + 1)
+        for y in 0..<7 { try wand.importRow(y, &row, map: "RGBA") }
+        let pixels = try wand.exportPixels(.rgba8, width: 300, height: 7)
+        #expect(pixels.count == 300 * 7 * 4 && pixels.allSatisfy { $0 == 128 })
+        try wand.newImage(width: 5, height: 4, alpha: false)
+        #expect(wand.width == 5 && wand.height == 4 && !wand.hasAlpha)
+        // Past ImageMagick's width limit (its policy's, or what a pixel cache can address).
+        let error = #expect(throws: MagickIOError.self) { try wand.newImage(width: 1 << 40, height: 1 << 40, alpha: false) }
+        #expect(error?.kind == .corruptImage && error?.message.hasPrefix("ImageMagick could not make a") == true
+                && error?.message.hasSuffix("image: ") == false, "\(String(describing: error))")
+    }
+
     @Test("start-up put the security policy and the resource limits in force: reads are allowed")
     func startUpStatusesHeld() throws {
         MagickRuntime.start()

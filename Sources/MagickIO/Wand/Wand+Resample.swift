@@ -1,3 +1,4 @@
+internal import CMagickCompat
 internal import CMagickWand
 import Foundation
 
@@ -47,17 +48,24 @@ extension Wand {
         try check(MagickImportImagePixels(pointer, 0, y, width, 1, map, FloatPixel, row), fallback: .corruptImage)
     }
 
-    /// Replaces whatever the wand holds with one new `width` x `height` image in sRGB, opaque
-    /// black, to be filled row by row with ``importRow(_:_:map:)`` (`MagickNewImage`); with
-    /// `alpha`, it has an alpha channel, opaque (SetAlphaChannel, on ImageMagick 6 and 7 alike).
+    /// Replaces whatever the wand holds with one new `width` x `height` image in sRGB, whose
+    /// pixels are not written: the caller imports every row (``importRow(_:_:map:)``) before
+    /// the image is used. With `alpha`, it has an alpha channel (SetAlphaChannel, on ImageMagick
+    /// 6 and 7 alike). The image is `MagickNewImage`'s, made 1x1 and then given its size
+    /// (`SetImageExtent`): at its size, MagickNewImage would paint every pixel black first.
     func newImage(width: Int, height: Int, alpha: Bool) throws(MagickIOError) {
         ClearMagickWand(pointer)
         let black = NewPixelWand()
         defer { DestroyPixelWand(black) }
         PixelSetColor(black, "black")
-        try check(MagickNewImage(pointer, width, height, black), fallback: .corruptImage)
+        try check(MagickNewImage(pointer, 1, 1, black), fallback: .corruptImage)
         if alpha {
             try check(MagickSetImageAlphaChannel(pointer, SetAlphaChannel), fallback: .corruptImage)
+        }
+        let reason = UnsafeMutablePointer<CChar>.allocate(capacity: 512)
+        defer { reason.deallocate() }
+        guard cmc_set_image_extent(pointer, width, height, reason, 512) != MagickFalse else {
+            throw MagickIOError(.corruptImage, "ImageMagick could not make a \(width)x\(height) image: \(String(cString: reason))")
         }
     }
 
