@@ -180,9 +180,30 @@ MagickBooleanType cmc_set_image_extent(MagickWand *wand, size_t columns, size_t 
 #if MagickLibVersion >= 0x700
     ExceptionInfo *exception = AcquireExceptionInfo();
     MagickBooleanType status = SetImageExtent(image, columns, rows, exception);
+    // Zero, a row at a time (the pixel cache's memory holds whatever it held before): black.
+    for (size_t y = 0; status != MagickFalse && y < rows; y++) {
+        Quantum *row = QueueAuthenticPixels(image, 0, (ssize_t)y, columns, 1, exception);
+        if (row == NULL) {
+            status = MagickFalse;
+            break;
+        }
+        memset(row, 0, columns * GetPixelChannels(image) * sizeof *row);
+        status = SyncAuthenticPixels(image, exception);
+    }
 #else
     ExceptionInfo *exception = &image->exception;
     MagickBooleanType status = SetImageExtent(image, columns, rows);
+    // Zero, a row at a time: black, and opaque (an opacity of 0), which an image without alpha
+    // keeps in its opacity channel too.
+    for (size_t y = 0; status != MagickFalse && y < rows; y++) {
+        PixelPacket *row = QueueAuthenticPixels(image, 0, (ssize_t)y, columns, 1, exception);
+        if (row == NULL) {
+            status = MagickFalse;
+            break;
+        }
+        memset(row, 0, columns * sizeof *row);
+        status = SyncAuthenticPixels(image, exception);
+    }
 #endif
     if (status == MagickFalse) {
         snprintf(reason, reason_size, "%s%s%s%s", exception->reason != NULL ? exception->reason : "ImageMagick gave no reason",

@@ -42,8 +42,10 @@ struct CStatusTests {
         for y in 0..<7 { try wand.importRow(y, &row, map: "RGBA") }
         let pixels = try wand.exportPixels(.rgba8, width: 300, height: 7)
         #expect(pixels.count == 300 * 7 * 4 && pixels.allSatisfy { $0 == 128 })
+        // Made over the last one's memory, and not written: black and opaque, not what was there.
         try wand.newImage(width: 5, height: 4, alpha: false)
         #expect(wand.width == 5 && wand.height == 4 && !wand.hasAlpha)
+        #expect(try wand.exportPixels(.rgba8, width: 5, height: 4) == [UInt8](repeating: 0, count: 5 * 4 * 4).enumerated().map { $0.offset % 4 == 3 ? 255 : 0 })
         // Past ImageMagick's width limit (its policy's, or what a pixel cache can address).
         let error = #expect(throws: MagickIOError.self) { try wand.newImage(width: 1 << 40, height: 1 << 40, alpha: false) }
         #expect(error?.kind == .corruptImage && error?.message.hasPrefix("ImageMagick could not make a") == true

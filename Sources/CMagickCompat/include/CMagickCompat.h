@@ -40,9 +40,11 @@ void cmc_wand_exception_list(MagickWand *wand, CMCExceptionVisitor visit, void *
 void cmc_take_image_exceptions(MagickWand *wand, MagickBooleanType whole_if_none, CMCExceptionVisitor visit,
                                void *context);
 
-/// Gives the wand's current image the size `columns` x `rows` (`SetImageExtent`), its pixels
-/// unwritten: a 1x1 image made by MagickNewImage becomes one of any size, with the wand's
-/// settings, that no fill has painted. On failure, the reason is written to `reason`.
+/// Gives the wand's current image the size `columns` x `rows` (`SetImageExtent`) and zeroes its
+/// pixels (black; opaque on ImageMagick 6, whose opacity is 0 there) a row at a time: a 1x1 image
+/// made by MagickNewImage becomes one of any size, with the wand's settings, at the cost of a
+/// memset, not of MagickNewImage's fill, pixel by pixel. On failure, the reason is written to
+/// `reason`.
 MagickBooleanType cmc_set_image_extent(MagickWand *wand, size_t columns, size_t rows, char *reason, size_t reason_size);
 
 /// Whether MagickIO is built with ImageMagick 7's headers (1) or 6's (0).

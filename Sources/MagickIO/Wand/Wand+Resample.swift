@@ -48,11 +48,11 @@ extension Wand {
         try check(MagickImportImagePixels(pointer, 0, y, width, 1, map, FloatPixel, row), fallback: .corruptImage)
     }
 
-    /// Replaces whatever the wand holds with one new `width` x `height` image in sRGB, whose
-    /// pixels are not written: the caller imports every row (``importRow(_:_:map:)``) before
-    /// the image is used. With `alpha`, it has an alpha channel (SetAlphaChannel, on ImageMagick
-    /// 6 and 7 alike). The image is `MagickNewImage`'s, made 1x1 and then given its size
-    /// (`SetImageExtent`): at its size, MagickNewImage would paint every pixel black first.
+    /// Replaces whatever the wand holds with one new `width` x `height` image in sRGB, black, to be
+    /// filled row by row with ``importRow(_:_:map:)``. With `alpha`, it has an alpha channel
+    /// (SetAlphaChannel, on ImageMagick 6 and 7 alike). The image is `MagickNewImage`'s, made
+    /// 1x1, then given its size and zeroed (``cmc_set_image_extent``): at its size, MagickNewImage
+    /// would paint every pixel, one at a time, before the rows are written over them.
     func newImage(width: Int, height: Int, alpha: Bool) throws(MagickIOError) {
         ClearMagickWand(pointer)
         let black = NewPixelWand()
