@@ -170,6 +170,32 @@ void cmc_check_xmp(MagickWand *wand) {
 #endif
 }
 
+// ImageMagick's reason for a failure, without the empty "`'" that stands for an unnamed file.
+static void keep_reason(const ExceptionInfo *exception, char *reason, size_t reason_size) {
+    const char *description = exception->description;
+    int described = description != NULL && description[0] != 0 && strcmp(description, "`'") != 0;
+    snprintf(reason, reason_size, "%s%s%s%s", exception->reason != NULL ? exception->reason : "ImageMagick gave no reason",
+             described ? " (" : "", described ? description : "", described ? ")" : "");
+}
+
+// SetImageExtent, then every pixel zeroed (ResetImagePixels: one memset of a pixel cache in
+// memory); false with ImageMagick's reason otherwise.
+static MagickBooleanType extend_zeroed(Image *image, size_t columns, size_t rows, char *reason, size_t reason_size) {
+#if MagickLibVersion >= 0x700
+    ExceptionInfo *exception = AcquireExceptionInfo();
+    MagickBooleanType status = SetImageExtent(image, columns, rows, exception);
+#else
+    ExceptionInfo *exception = AcquireExceptionInfo();
+    ClearMagickException(&image->exception);
+    MagickBooleanType status = SetImageExtent(image, columns, rows);
+    if (status == MagickFalse) InheritException(exception, &image->exception);
+#endif
+    if (status != MagickFalse) status = ResetImagePixels(image, exception);
+    if (status == MagickFalse) keep_reason(exception, reason, reason_size);
+    DestroyExceptionInfo(exception);
+    return status;
+}
+
 MagickBooleanType cmc_set_image_extent(MagickWand *wand, size_t columns, size_t rows, char *reason, size_t reason_size) {
     Image *image = GetImageFromMagickWand(wand);
     if (reason_size > 0) reason[0] = 0;
@@ -177,44 +203,66 @@ MagickBooleanType cmc_set_image_extent(MagickWand *wand, size_t columns, size_t 
         snprintf(reason, reason_size, "the wand holds no image");
         return MagickFalse;
     }
-#if MagickLibVersion >= 0x700
+    size_t was_columns = image->columns, was_rows = image->rows;
+    if (extend_zeroed(image, columns, rows, reason, reason_size) != MagickFalse) return MagickTrue;
+    // Back to the size it had, which has a pixel cache behind it.
+    char ignored[8];
+    (void)extend_zeroed(image, was_columns, was_rows, ignored, sizeof ignored);
+    return MagickFalse;
+}
+
+MagickBooleanType cmc_constitute_image(MagickWand *wand, size_t columns, size_t rows, const char *map, StorageType storage,
+                                       const void *pixels, ColorspaceType colorspace, char *reason, size_t reason_size) {
+    if (reason_size > 0) reason[0] = 0;
     ExceptionInfo *exception = AcquireExceptionInfo();
-    MagickBooleanType status = SetImageExtent(image, columns, rows, exception);
-    // Zero, a row at a time (the pixel cache's memory holds whatever it held before): black.
-    for (size_t y = 0; status != MagickFalse && y < rows; y++) {
-        Quantum *row = QueueAuthenticPixels(image, 0, (ssize_t)y, columns, 1, exception);
-        if (row == NULL) {
-            status = MagickFalse;
-            break;
-        }
-        memset(row, 0, columns * GetPixelChannels(image) * sizeof *row);
-        status = SyncAuthenticPixels(image, exception);
-    }
-#else
-    ExceptionInfo *exception = &image->exception;
-    MagickBooleanType status = SetImageExtent(image, columns, rows);
-    // Zero, a row at a time: black, and opaque (an opacity of 0), which an image without alpha
-    // keeps in its opacity channel too.
-    for (size_t y = 0; status != MagickFalse && y < rows; y++) {
-        PixelPacket *row = QueueAuthenticPixels(image, 0, (ssize_t)y, columns, 1, exception);
-        if (row == NULL) {
-            status = MagickFalse;
-            break;
-        }
-        memset(row, 0, columns * sizeof *row);
-        status = SyncAuthenticPixels(image, exception);
-    }
-#endif
-    if (status == MagickFalse) {
-        snprintf(reason, reason_size, "%s%s%s%s", exception->reason != NULL ? exception->reason : "ImageMagick gave no reason",
-                 exception->description != NULL ? " (" : "", exception->description != NULL ? exception->description : "",
-                 exception->description != NULL ? ")" : "");
-    }
 #if MagickLibVersion >= 0x700
-    DestroyExceptionInfo(exception);
+    Image *image = AcquireImage((ImageInfo *)NULL, exception);
 #else
-    ClearMagickException(exception);
+    Image *image = AcquireImage((ImageInfo *)NULL);
 #endif
+    MagickBooleanType status = image != NULL ? MagickTrue : MagickFalse;
+    if (status != MagickFalse) {
+        if (strchr(map, 'A') != NULL || strchr(map, 'a') != NULL) {
+#if MagickLibVersion >= 0x700
+            image->alpha_trait = BlendPixelTrait;
+#else
+            image->matte = MagickTrue;
+#endif
+        }
+        status = extend_zeroed(image, columns, rows, reason, reason_size);
+    }
+    // The colour space once the image has pixels (SetImageColorspace syncs its pixel cache).
+    if (status != MagickFalse) {
+#if MagickLibVersion >= 0x700
+        status = SetImageColorspace(image, colorspace, exception);
+#else
+        status = SetImageColorspace(image, colorspace);
+        if (status == MagickFalse) InheritException(exception, &image->exception);
+#endif
+        if (status == MagickFalse) keep_reason(exception, reason, reason_size);
+    }
+    if (status != MagickFalse) {
+        status = ImportImagePixels(image, 0, 0, columns, rows, map, storage, pixels
+#if MagickLibVersion >= 0x700
+                                   , exception
+#endif
+        );
+#if MagickLibVersion < 0x700
+        if (status == MagickFalse) InheritException(exception, &image->exception);
+#endif
+        if (status == MagickFalse) keep_reason(exception, reason, reason_size);
+    } else if (reason[0] == 0) {
+        snprintf(reason, reason_size, "ImageMagick could not start a %zux%zu image", columns, rows);
+    }
+    if (status != MagickFalse) {
+        // Into the wand: MagickAddImage takes a copy that shares the pixels.
+        MagickWand *holder = NewMagickWandFromImage(image);
+        status = holder != NULL ? MagickAddImage(wand, holder) : MagickFalse;
+        if (holder != NULL) DestroyMagickWand(holder);
+        if (status == MagickFalse) snprintf(reason, reason_size, "ImageMagick could not add the image to the wand");
+    }
+    if (image != NULL) DestroyImage(image);
+    DestroyExceptionInfo(exception);
     return status;
 }
 

@@ -42,14 +42,37 @@ struct CStatusTests {
         for y in 0..<7 { try wand.importRow(y, &row, map: "RGBA") }
         let pixels = try wand.exportPixels(.rgba8, width: 300, height: 7)
         #expect(pixels.count == 300 * 7 * 4 && pixels.allSatisfy { $0 == 128 })
-        // Made over the last one's memory, and not written: black and opaque, not what was there.
+        // Made where the last one's pixels were, and not written: black and opaque, not grey.
+        try wand.newImage(width: 300, height: 7, alpha: false)
+        #expect(wand.width == 300 && wand.height == 7 && !wand.hasAlpha)
+        #expect(try wand.exportPixels(.rgba8, width: 300, height: 7) == [UInt8](repeating: 0, count: 300 * 7 * 4).enumerated().map { $0.offset % 4 == 3 ? 255 : 0 })
         try wand.newImage(width: 5, height: 4, alpha: false)
         #expect(wand.width == 5 && wand.height == 4 && !wand.hasAlpha)
-        #expect(try wand.exportPixels(.rgba8, width: 5, height: 4) == [UInt8](repeating: 0, count: 5 * 4 * 4).enumerated().map { $0.offset % 4 == 3 ? 255 : 0 })
         // Past ImageMagick's width limit (its policy's, or what a pixel cache can address).
         let error = #expect(throws: MagickIOError.self) { try wand.newImage(width: 1 << 40, height: 1 << 40, alpha: false) }
         #expect(error?.kind == .corruptImage && error?.message.hasPrefix("ImageMagick could not make a") == true
                 && error?.message.hasSuffix("image: ") == false, "\(String(describing: error))")
+    }
+
+    @Test("an image ImageMagick cannot make from pixels throws; a worker's too wide a snapshot is limitExceeded on the host, which lives on")
+    func constituteFailureThrows() throws {
+        let small = Wand()
+        try small.newImage(width: 2, height: 2, alpha: false)
+        var snapshot = ImageSnapshot(small)
+        // Past the width limit (16,384 by default): ImageMagick 6's ConstituteImage would assert.
+        snapshot.width = 16_385
+        snapshot.height = 1
+        let pixels = [UInt8](repeating: 0, count: snapshot.pixelBytes)
+        let error = #expect(throws: MagickIOError.self) {
+            try pixels.withUnsafeBytes { try snapshot.restore(into: Wand(), pixels: $0.baseAddress!) }
+        }
+        #expect(error?.kind == .limitExceeded && error?.message.contains("16385x1") == true, "\(String(describing: error))")
+        // Within the limits, the same pixels make the image, in the snapshot's colour space.
+        snapshot.width = 300
+        let wand = Wand()
+        try pixels.withUnsafeBytes { try snapshot.restore(into: wand, pixels: $0.baseAddress!) }
+        #expect(wand.width == 300 && wand.height == 1 && !wand.hasAlpha)
+        #expect(try wand.exportPixels(.rgba8, width: 300, height: 1) == [UInt8](repeating: 0, count: 300 * 4).enumerated().map { $0.offset % 4 == 3 ? 255 : 0 })
     }
 
     @Test("start-up put the security policy and the resource limits in force: reads are allowed")

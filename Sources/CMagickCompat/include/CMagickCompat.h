@@ -41,11 +41,20 @@ void cmc_take_image_exceptions(MagickWand *wand, MagickBooleanType whole_if_none
                                void *context);
 
 /// Gives the wand's current image the size `columns` x `rows` (`SetImageExtent`) and zeroes its
-/// pixels (black; opaque on ImageMagick 6, whose opacity is 0 there) a row at a time: a 1x1 image
-/// made by MagickNewImage becomes one of any size, with the wand's settings, at the cost of a
-/// memset, not of MagickNewImage's fill, pixel by pixel. On failure, the reason is written to
-/// `reason`.
+/// pixels (`ResetImagePixels`: black; opaque on ImageMagick 6, whose opacity is 0 there): a 1x1
+/// image made by MagickNewImage becomes one of any size, with the wand's settings, for a memset,
+/// not MagickNewImage's fill, pixel by pixel. On failure the image keeps its size, and the reason
+/// is written to `reason`.
 MagickBooleanType cmc_set_image_extent(MagickWand *wand, size_t columns, size_t rows, char *reason, size_t reason_size);
+
+/// Adds to the wand an image of `columns` x `rows` from `pixels` in `map` order, as
+/// MagickConstituteImage makes it (AcquireImage without the wand's settings, with alpha when the
+/// map has an A, the pixels zeroed, then imported), but in `colorspace` (set before the import, as
+/// ImageMagick imports a K channel into a CMYK image only) and, when ImageMagick cannot make it,
+/// false with its reason in `reason`: ImageMagick 6's ConstituteImage destroys the image it could
+/// not size and then asserts on it, which ends the process.
+MagickBooleanType cmc_constitute_image(MagickWand *wand, size_t columns, size_t rows, const char *map, StorageType storage,
+                                       const void *pixels, ColorspaceType colorspace, char *reason, size_t reason_size);
 
 /// Whether MagickIO is built with ImageMagick 7's headers (1) or 6's (0).
 MagickBooleanType cmc_is_imagemagick_7(void);

@@ -215,7 +215,7 @@ final class HEIFFile {
             try wand.constitute(width: width, height: height, map: map, pixels: decoded.plane)
             return
         }
-        // MagickConstituteImage wants packed rows; libheif pads these.
+        // The image is made from packed rows; libheif pads these.
         var packed = [UInt8](repeating: 0, count: rowBytes * height)
         packed.withUnsafeMutableBytes { destination in
             for row in 0..<height {

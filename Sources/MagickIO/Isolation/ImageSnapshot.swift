@@ -117,15 +117,13 @@ struct ImageSnapshot {
         let pointer = wand.pointer
         ClearMagickWand(pointer)
         do {
-            // The map makes the image CMYK (a K), grey (an I) and with alpha (an A) before the
-            // pixels go in, as ImageMagick imports a K channel into a CMYK image only.
-            try wand.constitute(width: width, height: height, map: map, sixteenBits: sampleBytes != 1, pixels: pixels)
+            try wand.constitute(width: width, height: height, map: map, sixteenBits: sampleBytes != 1,
+                                colorspace: ColorspaceType(rawValue: UInt32(colorspace)), pixels: pixels)
         } catch where error.kind == .corruptImage {
             // ImageMagick gives no reason when its pixel cache is full: a pool error, which the
             // gate runs again alone (``AdmissionGate/retryingAlone(_:_:)``).
-            throw MagickIOError(.limitExceeded, "ImageMagick's pixel cache has no room for a \(width)x\(height) image")
+            throw MagickIOError(.limitExceeded, "ImageMagick's pixel cache has no room for a \(width)x\(height) image (\(error.message))")
         }
-        MagickSetImageColorspace(pointer, ColorspaceType(rawValue: UInt32(colorspace)))
         MagickSetImageDepth(pointer, depth)
         MagickSetImageResolution(pointer, resolution.x, resolution.y)
         MagickSetImageUnits(pointer, ResolutionType(rawValue: UInt32(resolution.units)))

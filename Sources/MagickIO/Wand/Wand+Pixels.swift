@@ -1,3 +1,4 @@
+internal import CMagickCompat
 internal import CMagickWand
 
 extension Wand {
@@ -82,11 +83,16 @@ extension Wand {
     }
 
     /// Composes an image from `width` x `height` packed pixels in `map` order ("RGB", "RGBA"; an
-    /// A makes it have alpha, a K CMYK and an I grey), of 8 bits a sample or, with `sixteenBits`,
-    /// 16, into this wand, which must hold no image (`MagickConstituteImage`: no pixel is written
-    /// twice, as `MagickNewImage`'s fill and then an import would).
-    func constitute(width: Int, height: Int, map: String, sixteenBits: Bool = false, pixels: UnsafeRawPointer) throws(MagickIOError) {
-        try check(MagickConstituteImage(pointer, width, height, map, sixteenBits ? ShortPixel : CharPixel, pixels),
-                  fallback: .corruptImage)
+    /// A gives it alpha), of 8 bits a sample or, with `sixteenBits`, 16, in `colorspace`, into
+    /// this wand, which must hold no image: as `MagickConstituteImage` makes it, but an image
+    /// ImageMagick cannot make throws (``cmc_constitute_image``), where 6 would end the process.
+    func constitute(width: Int, height: Int, map: String, sixteenBits: Bool = false, colorspace: ColorspaceType = sRGBColorspace,
+                    pixels: UnsafeRawPointer) throws(MagickIOError) {
+        let reason = UnsafeMutablePointer<CChar>.allocate(capacity: 512)
+        defer { reason.deallocate() }
+        guard cmc_constitute_image(pointer, width, height, map, sixteenBits ? ShortPixel : CharPixel, pixels, colorspace,
+                                   reason, 512) != MagickFalse else {
+            throw MagickIOError(.corruptImage, "ImageMagick could not make a \(width)x\(height) image: \(String(cString: reason))")
+        }
     }
 }
