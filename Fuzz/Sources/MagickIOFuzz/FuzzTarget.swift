@@ -16,11 +16,30 @@ enum Driver {
     }
 }
 
+/// A file that holds each input in turn, read back as a file: made and unlinked at once (its
+/// descriptor stays open), so that nothing is left behind however the process ends. Nil if the
+/// system gives none.
+let scratchDescriptor: Int32? = {
+    var template = Array((FileManager.default.temporaryDirectory.path + "/magickio-fuzz-XXXXXX").utf8CString)
+    let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    guard descriptor >= 0 else { return nil }
+    template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+    return descriptor
+}()
+
+/// The scratch file holding exactly `data`, or nil when it cannot.
+func scratchFile(holding data: Data) -> Int32? {
+    guard let descriptor = scratchDescriptor, ftruncate(descriptor, 0) == 0 else { return nil }
+    let written = data.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+    return written == data.count ? descriptor : nil
+}
+
 /// libFuzzer's entry point: MagickIO's public API over arbitrary bytes, as an upload would reach it.
 ///
 /// Each input is opened with `ImageSource(data:)`, the properties of its first four frames are read,
 /// a 48-pixel thumbnail is made through MagickIO's own JPEG, PNG, WebP, TIFF and HEIF decoders and through
-/// ImageMagick's (their sizes must agree), and a 64-pixel thumbnail, from the picture and from any thumbnail the
+/// ImageMagick's (their sizes must agree), and through the own decoders again from the bytes written to a
+/// file (the same pixels), and a 64-pixel thumbnail, from the picture and from any thumbnail the
 /// file embeds, with its dominant colour, and a 32x32 square cropped by attention (its crop inside the picture),
 /// and for an animated GIF or WebP the animated thumbnail (giflib, libwebp's WebPAnimDecoder),
 /// written back as an animated WebP and GIF (WebPAnimEncoder, giflib).
@@ -56,6 +75,16 @@ public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         let magick = try? source.thumbnail(maxPixelSize: 48, options: imageMagickOnly)
         if let own, let magick, own.width != magick.width || own.height != magick.height {
             fatalError("\(source.format): \(own.decoderName) made \(own.width)x\(own.height), ImageMagick \(magick.width)x\(magick.height)")
+        }
+        // The same bytes from a file, which the own decoders read with pread a piece at a time
+        // (libjpeg's source 256 KiB, the PNG inflater 64 KiB), not from memory: the same picture.
+        if let own, own.decoderName != "ImageMagick", let descriptor = scratchFile(holding: data) {
+            let fromFile = try? ImageSource(fileDescriptor: descriptor, options: inProcess(DecodingOptions())).thumbnail(maxPixelSize: 48)
+            guard let fromFile, fromFile.width == own.width, fromFile.height == own.height,
+                  (try? fromFile.pixels(.rgba8).bytes) == (try? own.pixels(.rgba8).bytes) else {
+                fatalError("\(source.format): \(own.decoderName) from memory made \(own.width)x\(own.height), from a file "
+                           + (fromFile.map { "\($0.decoderName) \($0.width)x\($0.height), other pixels" } ?? "nothing"))
+            }
         }
         // The picture itself, then whatever thumbnail the file carries (EXIF's JPEG, a HEIF item).
         for embedded in [ThumbnailOptions.EmbeddedThumbnail.never, .always] {
