@@ -169,13 +169,17 @@ static void source_skip(j_decompress_ptr cinfo, long count) {
     jpeg->offset = skip > jpeg->size - jpeg->offset ? jpeg->size : jpeg->offset + skip;
 }
 
+size_t mio_jpeg_read_buffer_bytes(size_t size) {
+    // At least the two bytes of the fake EOI that ends a file cut short.
+    return size < MIO_JPEG_READ_SIZE ? (size < 2 ? 2 : size) : (size_t)MIO_JPEG_READ_SIZE;
+}
+
 int mio_jpeg_open(mio_jpeg *jpeg, const uint8_t *data, int fd, size_t size, mio_jpeg_info *info) {
     if (setjmp(jpeg->jump)) return -1;
     if (data != NULL) {
         jpeg_mem_src(&jpeg->cinfo, data, (unsigned long)size);
     } else {
-        // At least the two bytes of the fake EOI that ends a file cut short.
-        size_t capacity = size < MIO_JPEG_READ_SIZE ? (size < 2 ? 2 : size) : (size_t)MIO_JPEG_READ_SIZE;
+        size_t capacity = mio_jpeg_read_buffer_bytes(size);
         if (jpeg->capacity < capacity) {
             free(jpeg->buffer);
             jpeg->capacity = 0;

@@ -53,6 +53,9 @@ void mio_jpeg_destroy(mio_jpeg *jpeg);
 // at a time into a buffer of that size or the file's, so that a big file is never held whole).
 // 0 on success.
 int mio_jpeg_open(mio_jpeg *jpeg, const uint8_t *data, int fd, size_t size, mio_jpeg_info *info);
+// The buffer mio_jpeg_open allocates to read a file of `size` bytes from a descriptor: the file's
+// size (at least 2), up to MIO_JPEG_READ_SIZE.
+size_t mio_jpeg_read_buffer_bytes(size_t size);
 // Starts decompression at scale_num/8 to RGB (or grey when `grey`), ISLOW DCT, fancy
 // upsampling; fills the output fields of `info`. 0 on success.
 int mio_jpeg_start(mio_jpeg *jpeg, int scale_num, int grey, mio_jpeg_info *info);

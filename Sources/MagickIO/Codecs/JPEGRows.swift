@@ -52,10 +52,10 @@ final class JPEGRows: RawRowSource {
         scratch = .allocate(capacity: width * 3)
     }
 
-    /// The buffer a file of `fileBytes` is read into (the file's size up to `MIO_JPEG_READ_SIZE`,
-    /// 256 KiB; that much when the size is not known).
+    /// The buffer a file of `fileBytes` is read into (`mio_jpeg_read_buffer_bytes`: the file's
+    /// size up to 256 KiB; that much when the size is not known).
     static func readBufferBytes(fileBytes: Int) -> Int {
-        fileBytes > 0 ? min(fileBytes, Int(MIO_JPEG_READ_SIZE)) : Int(MIO_JPEG_READ_SIZE)
+        Int(mio_jpeg_read_buffer_bytes(fileBytes > 0 ? fileBytes : Int(MIO_JPEG_READ_SIZE)))
     }
 
     deinit {

@@ -88,10 +88,19 @@ extension Wand {
     /// ImageMagick cannot make throws (``cmc_constitute_image``), where 6 would end the process.
     func constitute(width: Int, height: Int, map: String, sixteenBits: Bool = false, colorspace: ColorspaceType = sRGBColorspace,
                     pixels: UnsafeRawPointer) throws(MagickIOError) {
+        try making(width, height) { reason, size in
+            cmc_constitute_image(pointer, width, height, map, sixteenBits ? ShortPixel : CharPixel, pixels, colorspace, reason, size)
+        }
+    }
+
+    /// Runs `make`, a CMagickCompat call that makes a `width` x `height` image and writes
+    /// ImageMagick's reason into the buffer it is given when it cannot; that failure is thrown.
+    func making(_ width: Int, _ height: Int,
+                _ make: (_ reason: UnsafeMutablePointer<CChar>, _ size: Int) -> MagickBooleanType) throws(MagickIOError) {
         let reason = UnsafeMutablePointer<CChar>.allocate(capacity: 512)
         defer { reason.deallocate() }
-        guard cmc_constitute_image(pointer, width, height, map, sixteenBits ? ShortPixel : CharPixel, pixels, colorspace,
-                                   reason, 512) != MagickFalse else {
+        reason[0] = 0
+        guard make(reason, 512) != MagickFalse else {
             throw MagickIOError(.corruptImage, "ImageMagick could not make a \(width)x\(height) image: \(String(cString: reason))")
         }
     }

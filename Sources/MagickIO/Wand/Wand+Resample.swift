@@ -62,11 +62,7 @@ extension Wand {
         if alpha {
             try check(MagickSetImageAlphaChannel(pointer, SetAlphaChannel), fallback: .corruptImage)
         }
-        let reason = UnsafeMutablePointer<CChar>.allocate(capacity: 512)
-        defer { reason.deallocate() }
-        guard cmc_set_image_extent(pointer, width, height, reason, 512) != MagickFalse else {
-            throw MagickIOError(.corruptImage, "ImageMagick could not make a \(width)x\(height) image: \(String(cString: reason))")
-        }
+        try making(width, height) { reason, size in cmc_set_image_extent(pointer, width, height, reason, size) }
     }
 
     /// Names the current image's format (`MagickSetImageFormat`) and resolution in pixels per
