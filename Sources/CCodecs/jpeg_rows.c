@@ -34,7 +34,6 @@ struct mio_jpeg {
     size_t capacity;
 };
 
-
 static void keep_message(mio_jpeg *jpeg, const char *text) {
     if (jpeg->message[0] == 0) {
         snprintf(jpeg->message, sizeof jpeg->message, "%s", text);

@@ -181,11 +181,10 @@ static void keep_reason(const ExceptionInfo *exception, char *reason, size_t rea
 // SetImageExtent, then every pixel zeroed (ResetImagePixels: one memset of a pixel cache in
 // memory); false with ImageMagick's reason otherwise.
 static MagickBooleanType extend_zeroed(Image *image, size_t columns, size_t rows, char *reason, size_t reason_size) {
-#if MagickLibVersion >= 0x700
     ExceptionInfo *exception = AcquireExceptionInfo();
+#if MagickLibVersion >= 0x700
     MagickBooleanType status = SetImageExtent(image, columns, rows, exception);
 #else
-    ExceptionInfo *exception = AcquireExceptionInfo();
     ClearMagickException(&image->exception);
     MagickBooleanType status = SetImageExtent(image, columns, rows);
     if (status == MagickFalse) InheritException(exception, &image->exception);
@@ -220,17 +219,19 @@ MagickBooleanType cmc_constitute_image(MagickWand *wand, size_t columns, size_t 
 #else
     Image *image = AcquireImage((ImageInfo *)NULL);
 #endif
-    MagickBooleanType status = image != NULL ? MagickTrue : MagickFalse;
-    if (status != MagickFalse) {
-        if (strchr(map, 'A') != NULL || strchr(map, 'a') != NULL) {
-#if MagickLibVersion >= 0x700
-            image->alpha_trait = BlendPixelTrait;
-#else
-            image->matte = MagickTrue;
-#endif
-        }
-        status = extend_zeroed(image, columns, rows, reason, reason_size);
+    if (image == NULL) {
+        snprintf(reason, reason_size, "ImageMagick could not start a %zux%zu image", columns, rows);
+        DestroyExceptionInfo(exception);
+        return MagickFalse;
     }
+    if (strchr(map, 'A') != NULL || strchr(map, 'a') != NULL) {
+#if MagickLibVersion >= 0x700
+        image->alpha_trait = BlendPixelTrait;
+#else
+        image->matte = MagickTrue;
+#endif
+    }
+    MagickBooleanType status = extend_zeroed(image, columns, rows, reason, reason_size);
     // The colour space once the image has pixels (SetImageColorspace syncs its pixel cache).
     if (status != MagickFalse) {
 #if MagickLibVersion >= 0x700
@@ -251,8 +252,6 @@ MagickBooleanType cmc_constitute_image(MagickWand *wand, size_t columns, size_t 
         if (status == MagickFalse) InheritException(exception, &image->exception);
 #endif
         if (status == MagickFalse) keep_reason(exception, reason, reason_size);
-    } else if (reason[0] == 0) {
-        snprintf(reason, reason_size, "ImageMagick could not start a %zux%zu image", columns, rows);
     }
     if (status != MagickFalse) {
         // Into the wand: MagickAddImage takes a copy that shares the pixels.
@@ -261,7 +260,7 @@ MagickBooleanType cmc_constitute_image(MagickWand *wand, size_t columns, size_t 
         if (holder != NULL) DestroyMagickWand(holder);
         if (status == MagickFalse) snprintf(reason, reason_size, "ImageMagick could not add the image to the wand");
     }
-    if (image != NULL) DestroyImage(image);
+    DestroyImage(image);
     DestroyExceptionInfo(exception);
     return status;
 }

@@ -258,6 +258,7 @@ struct OwnDecoderTests {
         let read = JPEGRows.readBufferBytes(fileBytes: .max)
         try #require(bytes.count > 3 * read, "\(bytes.count) bytes: fewer than three reads")
         let options = DecodingOptions().inProcess
+        let directory = try TemporaryDirectory("magickio-jpeg-reads")
         let fromFile = try ImageSource(url: url, options: options).thumbnail(maxPixelSize: 512)
         let fromMemory = try ImageSource(data: bytes, options: options).thumbnail(maxPixelSize: 512)
         #expect(fromFile.decoder == .libjpeg && fromMemory.decoder == .libjpeg)
@@ -266,10 +267,9 @@ struct OwnDecoderTests {
 
         // Cut in the middle of the third read: the own path stops at the row where the data ends,
         // with libjpeg's warning, from the file as from memory.
-        let cut = FileManager.default.temporaryDirectory.appendingPathComponent("magickio-cut-\(UUID().uuidString).jpg")
+        let cut = directory.url.appendingPathComponent("cut.jpg")
         let part = bytes.prefix(2 * read + read / 2)
         try part.write(to: cut)
-        defer { try? FileManager.default.removeItem(at: cut) }
         func failure(_ source: ImageSource) -> MagickIOError? {
             do { _ = try source.thumbnail(maxPixelSize: 512); return nil } catch { return error as? MagickIOError }
         }
@@ -283,10 +283,8 @@ struct OwnDecoderTests {
         let photo = try Data(contentsOf: Fixture.url("photo.jpg"))
         var padding = Data([0xFF, 0xEF, 0xFF, 0xFF])
         padding.append(Data(repeating: 0x41, count: 65_533))
-        let padded = FileManager.default.temporaryDirectory.appendingPathComponent("magickio-padded-\(UUID().uuidString).jpg")
-        try (photo.prefix(2) + Data((0..<14).flatMap { _ in padding }) + photo.dropFirst(2))
-            .write(to: padded)
-        defer { try? FileManager.default.removeItem(at: padded) }
+        let padded = directory.url.appendingPathComponent("padded.jpg")
+        try (photo.prefix(2) + Data((0..<14).flatMap { _ in padding }) + photo.dropFirst(2)).write(to: padded)
         let plain = try ImageSource(url: Fixture.url("photo.jpg"), options: options).thumbnail(maxPixelSize: 64)
         let skipped = try ImageSource(url: padded, options: options).thumbnail(maxPixelSize: 64)
         #expect(try FileManager.default.attributesOfItem(atPath: padded.path)[.size] as? Int ?? 0 > 3 * read)

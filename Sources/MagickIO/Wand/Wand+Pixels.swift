@@ -99,7 +99,6 @@ extension Wand {
                 _ make: (_ reason: UnsafeMutablePointer<CChar>, _ size: Int) -> MagickBooleanType) throws(MagickIOError) {
         let reason = UnsafeMutablePointer<CChar>.allocate(capacity: 512)
         defer { reason.deallocate() }
-        reason[0] = 0
         guard make(reason, 512) != MagickFalse else {
             throw MagickIOError(.corruptImage, "ImageMagick could not make a \(width)x\(height) image: \(String(cString: reason))")
         }
