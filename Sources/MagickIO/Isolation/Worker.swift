@@ -127,40 +127,86 @@ enum Worker {
     /// reports the decode as failed).
     private static func send(_ response: WorkerResponse, image: Image?, on socket: Int32) {
         var response = response
-        if case let .image(snapshot, orientation, warnings, decoder, cropRect) = response {
+        var size = 0
+        if case let .image(snapshot, orientation, warnings, decoder, cropRect) = response, image != nil {
             var placed = snapshot
             // The header's length does not depend on the offsets it holds (fixed-size fields).
             placed.pixelOffset = (response.encoded().count + 4095) & ~4095
             let animationOffset = (placed.pixelOffset + placed.pixelBytes + 4095) & ~4095
             placed.animation?.offset = animationOffset
+            size = placed.animation.map { $0.offset + $0.bytes } ?? placed.pixelOffset + placed.pixelBytes
             response = .image(placed, orientation: orientation, warnings: warnings, decoder: decoder, cropRect: cropRect)
         }
         let header = response.encoded()
-        let file = mio_memory_file("magickio-answer")
-        guard file >= 0 else { _exit(71) }
-        defer { close(file) }
+        guard let answer = AnswerFile.take(max(size, header.count)) else { _exit(71) }
+        defer { answer.done() }
+        header.withUnsafeBytes { answer.bytes.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         if case let .image(snapshot, _, _, _, _) = response, let image {
-            let size = snapshot.animation.map { $0.offset + $0.bytes } ?? snapshot.pixelOffset + snapshot.pixelBytes
-            guard ftruncate(file, off_t(size)) == 0,
-                  let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0), mapped != MAP_FAILED else { _exit(71) }
-            defer { munmap(mapped, size) }
-            header.withUnsafeBytes { mapped.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
             do throws(MagickIOError) {
-                try image.storage.reading { wand throws(MagickIOError) in try snapshot.exportPixels(wand, into: mapped + snapshot.pixelOffset) }
+                try image.storage.reading { wand throws(MagickIOError) in try snapshot.exportPixels(wand, into: answer.bytes + snapshot.pixelOffset) }
                 // Written, not mapped: the frames' copy in the memory file is not this process's memory.
                 if let animation = snapshot.animation, let frames = image.animation,
-                   frames.pixels.withUnsafeBytes({ pwrite(file, $0.baseAddress, animation.bytes, off_t(animation.offset)) }) != animation.bytes {
+                   frames.pixels.withUnsafeBytes({ pwrite(answer.descriptor, $0.baseAddress, animation.bytes, off_t(animation.offset)) }) != animation.bytes {
                     _exit(71)
                 }
             } catch {
                 send(.failure(error), image: nil, on: socket)
                 return
             }
-        } else {
-            guard header.withUnsafeBytes({ write(file, $0.baseAddress, $0.count) }) == header.count else { _exit(71) }
         }
         var length = Int64(header.count).littleEndian
-        guard mio_worker_send(socket, &length, 8, file) == 0 else { _exit(0) }
+        guard mio_worker_send(socket, &length, 8, answer.descriptor) == 0 else { _exit(0) }
+    }
+
+    /// The memory file an answer is written into. One file serves answer after answer while they
+    /// fit in ``reused`` bytes (its host has read an answer before it asks again): no new file,
+    /// mapping and pages for each thumbnail. A larger answer has a file of its own, whose pages go
+    /// when its host is done with it.
+    struct AnswerFile {
+        let descriptor: Int32
+        /// The whole file, mapped (an animation's frames are written to the file, not through the
+        /// mapping).
+        let bytes: UnsafeMutableRawPointer
+        let mapped: Int
+        let isKept: Bool
+
+        /// The largest answer written into the kept file.
+        static let reused = 8 << 20
+        /// Touched only by the worker's one thread that answers.
+        nonisolated(unsafe) private static var kept: AnswerFile?
+
+        /// A file of at least `size` bytes; nil when the kernel gives none.
+        static func take(_ size: Int) -> AnswerFile? {
+            let size = (size + 4095) & ~4095
+            if let kept, kept.mapped >= size { return kept }
+            if size <= reused, let file = make(size: size, kept: true) {
+                if let kept {
+                    munmap(kept.bytes, kept.mapped)
+                    close(kept.descriptor)
+                }
+                kept = file
+                return file
+            }
+            return make(size: size, kept: false)
+        }
+
+        private static func make(size: Int, kept: Bool) -> AnswerFile? {
+            let file = mio_memory_file("magickio-answer")
+            guard file >= 0 else { return nil }
+            guard ftruncate(file, off_t(size)) == 0,
+                  let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0), mapped != MAP_FAILED else {
+                close(file)
+                return nil
+            }
+            return AnswerFile(descriptor: file, bytes: mapped, mapped: size, isKept: kept)
+        }
+
+        /// Done with the answer: a file of its own is closed (its host holds its own descriptor).
+        func done() {
+            guard !isKept else { return }
+            munmap(bytes, mapped)
+            close(descriptor)
+        }
     }
 }
 
