@@ -82,9 +82,11 @@ struct ResampleTests {
             let source = (0..<(width * channels + 1)).map { _ in Float.random(in: 0...1, using: &generator) }
             let taps = Resampler.Taps(from: width, to: max(width / 3, 1))
             var across = [Float](repeating: 0, count: taps.first.count * channels)
+            let planes = Resampler.planes(input: width, taps: taps)
+            defer { planes.deallocate() }
             source.withUnsafeBufferPointer { source in
                 Resampler.filterAcross(UnsafeMutablePointer(mutating: source.baseAddress!), into: &across, taps: taps,
-                                       width: taps.first.count, channels: channels)
+                                       input: width, width: taps.first.count, channels: channels, planes: planes)
             }
             for x in 0..<taps.first.count {
                 for channel in 0..<channels {

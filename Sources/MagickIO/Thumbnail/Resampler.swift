@@ -18,7 +18,7 @@ import Foundation
 /// resize of the full image.
 enum Resampler {
     /// Where each output pixel's inputs start, how many there are and their weights (`span` a
-    /// pixel, padded with zeros), along one axis.
+    /// pixel, a multiple of 8, padded with zeros), along one axis.
     struct Taps {
         let first: [Int]
         let count: [Int]
@@ -29,7 +29,8 @@ enum Resampler {
             let scale = Double(input) / Double(output)
             let stretch = max(scale, 1)
             let support = 3 * stretch
-            span = min(Int(support.rounded(.up)) * 2 + 1, input)
+            let most = min(Int(support.rounded(.up)) * 2 + 1, input)
+            span = (most + 7) / 8 * 8
             var first = [Int](repeating: 0, count: output)
             var count = [Int](repeating: 0, count: output)
             var weights = [Float](repeating: 0, count: output * span)
@@ -37,7 +38,7 @@ enum Resampler {
                 let centre = (Double(index) + 0.5) * scale
                 let low = max(Int((centre - support + 0.5).rounded(.down)), 0)
                 var high = min(Int((centre + support + 0.5).rounded(.down)), input)
-                high = min(max(high, low + 1), low + span)
+                high = min(max(high, low + 1), low + most)
                 var taps = (low..<high).map { Resampler.lanczos3((Double($0) - centre + 0.5) / stretch) }
                 let total = taps.reduce(0, +)
                 if total != 0 {
@@ -211,10 +212,12 @@ enum Resampler {
         sums.initialize(repeating: 0, count: pending * (inputRow + 1))
         let finished = UnsafeMutablePointer<Float>.allocate(capacity: output.width * channels)
         let weights = UnsafeMutablePointer<Float>.allocate(capacity: group)
+        let planes = Self.planes(input: input.width, taps: across)
         defer {
             sums.deallocate()
             finished.deallocate()
             weights.deallocate()
+            planes.deallocate()
         }
         func sum(_ y: Int) -> UnsafeMutablePointer<Float> { sums + (y % pending) * (inputRow + 1) }
 
@@ -236,7 +239,8 @@ enum Resampler {
                 add(sum(y), weights)
             }
             while done < opened, down.first[done] + down.count[done] <= last + 1 {
-                filterAcross(sum(done), into: finished, taps: across, width: output.width, channels: channels)
+                filterAcross(sum(done), into: finished, taps: across, input: input.width, width: output.width,
+                             channels: channels, planes: planes)
                 finish(finished, pixels: output.width, channels: channels)
                 try write(done, finished)
                 done += 1
@@ -272,19 +276,27 @@ enum Resampler {
         }
     }
 
-    /// Filters `row` across into `target`, `channels` (3 or 4) floats a pixel. Four sums run
-    /// whatever the count (the fourth of an RGB pixel is the next pixel's red, ignored; `row`
-    /// has a float to spare after its last pixel), which keeps one loop for both layouts.
+    /// Filters `row` (`input` pixels, a float to spare after the last) across into `target`,
+    /// `channels` (3 or 4) floats a pixel: an RGBA pixel's four sums at once; an RGB row as three
+    /// planes in `planes` (``planes(input:taps:)``), each output a dot product eight floats wide.
     static func filterAcross(_ row: UnsafeMutablePointer<Float>, into target: UnsafeMutablePointer<Float>,
-                                     taps: Resampler.Taps, width: Int, channels: Int) {
+                             taps: Resampler.Taps, input: Int, width: Int, channels: Int, planes: UnsafeMutablePointer<Float>) {
         taps.first.withUnsafeBufferPointer { first in
             taps.count.withUnsafeBufferPointer { count in
                 taps.weights.withUnsafeBufferPointer { weights in
                     mio_rs_filter_across(row, target, first.baseAddress, count.baseAddress, weights.baseAddress,
-                                         taps.span, width, channels)
+                                         taps.span, width, channels, input, planes)
                 }
             }
         }
+    }
+
+    /// The planes an RGB row of `input` pixels is filtered across in: three of `input` floats,
+    /// each followed by the zeros its last windows read past the row (deallocated by the caller).
+    static func planes(input: Int, taps: Taps) -> UnsafeMutablePointer<Float> {
+        let planes = UnsafeMutablePointer<Float>.allocate(capacity: 3 * (input + taps.span))
+        planes.initialize(repeating: 0, count: 3 * (input + taps.span))
+        return planes
     }
 
     /// `target += rows[0] * weights[0] + ...` over `length` floats, for `count` rows.
