@@ -250,6 +250,17 @@ struct IsolationTests {
         #expect(try source.thumbnail(maxPixelSize: 32).width == 32)
     }
 
+    @Test("answers of every size, one after another, are the ones made in process (a worker writes the small ones into one memory file)",
+          .timeLimit(.minutes(5)))
+    func answersOfEverySize() throws {
+        // 64 px, then 1400x1050 (16-bit RGB, 8.8 MB: a file of its own), 1100x825 (5.4 MB: the
+        // kept file grows), 64 again, 900x675 (in the kept file, past what it last held).
+        for size in [64, 1400, 1100, 64, 900] {
+            let (process, inProcess) = Self.both("photo.png") { try $0.thumbnail(maxPixelSize: size, allowUpscale: true) }
+            #expect(process == inProcess && process.error == nil, "\(size) px: worker \(process), in process \(inProcess)")
+        }
+    }
+
     @Test("an in-memory source decodes in a worker as it does in process")
     func memorySource() throws {
         let data = try Fixture.data("orient-6.jpg")
