@@ -33,11 +33,11 @@ __attribute__((constructor)) static void mio_worker_entry(void) {
     unsetenv(MIO_WORKER_ENV);
     // A worker decodes one image after another. Left to itself, glibc hands a freed block of a few
     // hundred KiB (a thumbnail's pixel cache, a read buffer) back to the kernel and the next image
-    // faults it in again, page by page (about 75 pages a 256 px thumbnail): blocks under 4 MiB stay
-    // in the heap, and up to 8 MiB of free heap is kept for the next image. Larger blocks are
-    // mapped on their own and returned when freed, as before.
-    mallopt(M_MMAP_THRESHOLD, 4 << 20);
-    mallopt(M_TRIM_THRESHOLD, 8 << 20);
+    // faults it in again, page by page (about 75 pages a 256 px thumbnail): blocks under 2 MiB stay
+    // in the heap, and up to 4 MiB of free heap is kept for the next image (an idle worker holds
+    // that much more). Larger blocks are mapped on their own and returned when freed, as before.
+    mallopt(M_MMAP_THRESHOLD, 2 << 20);
+    mallopt(M_TRIM_THRESHOLD, 4 << 20);
     // A worker ends when its host closes the socket, or when the host ends: the kernel closes
     // it then. (Not PR_SET_PDEATHSIG: it fires when the host *thread* that started the worker
     // ends, and MagickIO's threads come and go.)

@@ -253,9 +253,9 @@ struct IsolationTests {
     @Test("answers of every size, one after another, are the ones made in process (a worker writes the small ones into one memory file)",
           .timeLimit(.minutes(5)))
     func answersOfEverySize() throws {
-        // 64 px, then 1400x1050 (16-bit RGB, 8.8 MB: a file of its own), 1100x825 (5.4 MB: the
-        // kept file grows), 64 again, 900x675 (in the kept file, past what it last held).
-        for size in [64, 1400, 1100, 64, 900] {
+        // 64 px, then 800x600 (16-bit RGB, 2.9 MB: a file of its own), 560x420 (1.4 MB: the kept
+        // file grows), 64 again, 400x300 (in the kept file, past what it last held).
+        for size in [64, 800, 560, 64, 400] {
             let (process, inProcess) = Self.both("photo.png") { try $0.thumbnail(maxPixelSize: size, allowUpscale: true) }
             #expect(process == inProcess && process.error == nil, "\(size) px: worker \(process), in process \(inProcess)")
         }
