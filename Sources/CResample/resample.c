@@ -86,7 +86,8 @@ static inline __attribute__((always_inline)) void deinterleave3(const float *row
 }
 
 // Eight outputs of one plane at a time, each a dot product of `chunks` times eight taps (the
-// weights past a pixel's count are zeros), the eight sums reduced together; `chunks` a constant
+// weights past a pixel's count are zeros, times samples that are finite: the rows come from 8- and
+// 16-bit samples), the eight sums reduced together; `chunks` a constant
 // where the span is a common one, so that the loop over them unrolls.
 #define MIO_PLANE_BLOCKS(chunks)                                                                        \
     for (; x + 8 <= width; x += 8) {                                                                    \

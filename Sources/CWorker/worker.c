@@ -34,8 +34,9 @@ __attribute__((constructor)) static void mio_worker_entry(void) {
     // A worker decodes one image after another. Left to itself, glibc hands a freed block of a few
     // hundred KiB (a thumbnail's pixel cache, a read buffer) back to the kernel and the next image
     // faults it in again, page by page (about 75 pages a 256 px thumbnail): blocks under 2 MiB stay
-    // in the heap, and up to 4 MiB of free heap is kept for the next image (an idle worker holds
-    // that much more). Larger blocks are mapped on their own and returned when freed, as before.
+    // in the heap, and the free top of each arena is handed back only past 4 MiB (an idle worker
+    // holds about that much more). Larger blocks are mapped on their own and returned when freed.
+    // (Set, the thresholds no longer grow by themselves, as glibc's do, up to 32 MiB.)
     mallopt(M_MMAP_THRESHOLD, 2 << 20);
     mallopt(M_TRIM_THRESHOLD, 4 << 20);
     // A worker ends when its host closes the socket, or when the host ends: the kernel closes

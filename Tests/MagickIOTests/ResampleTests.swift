@@ -76,19 +76,26 @@ struct ResampleTests {
         var clamped = row
         Resampler.finish(&clamped, pixels: length, channels: 1)
         #expect(zip(clamped, row).allSatisfy { $0 == min(max($1, 0), 1) }, "clamped to 0...1")
+    }
 
+    /// Spans of 8, 16, 24, 32 and more taps (the RGB pass's unrolled cases and its general one),
+    /// outputs a multiple of 8 wide or not, inputs narrower than a vector.
+    @Test("the pass across (RGB as three planes, RGBA four lanes at once) does the sums written out here",
+          arguments: [(40, 80), (5, 3), (64, 32), (333, 111), (1000, 256), (1000, 100), (333, 29), (7, 7)])
+    func acrossPass(input: Int, output: Int) {
+        var generator = SystemRandomNumberGenerator()
         for channels in [3, 4] {
-            let width = max(length / 3, 2)
-            let source = (0..<(width * channels + 1)).map { _ in Float.random(in: 0...1, using: &generator) }
-            let taps = Resampler.Taps(from: width, to: max(width / 3, 1))
-            var across = [Float](repeating: 0, count: taps.first.count * channels)
-            let planes = Resampler.planes(input: width, taps: taps)
+            let source = (0..<(input * channels + 1)).map { _ in Float.random(in: 0...1, using: &generator) }
+            let taps = Resampler.Taps(from: input, to: output)
+            #expect(taps.span % 8 == 0)
+            var across = [Float](repeating: 0, count: output * channels)
+            let planes = Resampler.planes(input: input, taps: channels == 3 ? taps : nil)
             defer { planes.deallocate() }
             source.withUnsafeBufferPointer { source in
                 Resampler.filterAcross(UnsafeMutablePointer(mutating: source.baseAddress!), into: &across, taps: taps,
-                                       input: width, width: taps.first.count, channels: channels, planes: planes)
+                                       input: input, width: output, channels: channels, planes: planes)
             }
-            for x in 0..<taps.first.count {
+            for x in 0..<output {
                 for channel in 0..<channels {
                     let written = (0..<taps.count[x]).reduce(Float(0)) {
                         $0 + source[(taps.first[x] + $1) * channels + channel] * taps.weights[x * taps.span + $1]

@@ -25,10 +25,11 @@ void mio_rs_add_weighted_bytes(const uint8_t *const *rows, const float *weights,
 
 /// Filters `row` across into `out`, `width` output pixels of `channels` (3 or 4) floats: output
 /// pixel x is the sum over its `count[x]` taps t of `row[(first[x] + t) * channels + c] *
-/// weights[x * span + t]`. `row` has one float to spare after its last pixel (an RGB pixel is
-/// read as four floats). An RGB row of `input` pixels whose `span` is a multiple of 8 (the
+/// weights[x * span + t]`. An RGB row of `input` pixels whose `span` is a multiple of 8 (the
 /// weights past a pixel's count zeros) is filtered as three planes, written into `planes`:
 /// `3 * (input + span)` floats, whose last `span` of each plane are zeros the call never writes.
+/// Otherwise (RGBA; RGB of another span) a pixel is read as four floats: `row` has one float to
+/// spare after its last pixel.
 void mio_rs_filter_across(const float *row, float *out, const intptr_t *first, const intptr_t *count,
                           const float *weights, intptr_t span, intptr_t width, intptr_t channels,
                           intptr_t input, float *planes);

@@ -170,8 +170,8 @@ enum Worker {
         let mapped: Int
         let isKept: Bool
 
-        /// The largest answer written into the kept file (a 590 px square thumbnail's 16-bit RGB):
-        /// what an idle worker holds for the next.
+        /// The largest answer written into the kept file (the 16-bit pixels of a 590 px square RGB
+        /// thumbnail, a 510 px RGBA one): what an idle worker holds for the next.
         static let reused = 2 << 20
         /// Touched only by the worker's one thread that answers.
         nonisolated(unsafe) private static var kept: AnswerFile?

@@ -118,7 +118,8 @@ enum Resampler {
         }
         let group = input.height >= 2 * output.height ? groupRows : 1
         let inputRow = input.width * channels
-        // One float to spare after each row and sum: see filterAcross.
+        // One float to spare after each row and sum: the four-lane loop reads an RGB pixel as
+        // four floats (mio_rs_filter_across, when a span is not a multiple of 8).
         let rows = UnsafeMutablePointer<Float>.allocate(capacity: group * (inputRow + 1))
         rows.initialize(repeating: 0, count: group * (inputRow + 1))
         let taking = UnsafeMutablePointer<UnsafePointer<Float>?>.allocate(capacity: group)
@@ -212,7 +213,7 @@ enum Resampler {
         sums.initialize(repeating: 0, count: pending * (inputRow + 1))
         let finished = UnsafeMutablePointer<Float>.allocate(capacity: output.width * channels)
         let weights = UnsafeMutablePointer<Float>.allocate(capacity: group)
-        let planes = Self.planes(input: input.width, taps: across)
+        let planes = Self.planes(input: channels == 3 ? input.width : 0, taps: channels == 3 ? across : nil)
         defer {
             sums.deallocate()
             finished.deallocate()
@@ -293,9 +294,11 @@ enum Resampler {
 
     /// The planes an RGB row of `input` pixels is filtered across in: three of `input` floats,
     /// each followed by the zeros its last windows read past the row (deallocated by the caller).
-    static func planes(input: Int, taps: Taps) -> UnsafeMutablePointer<Float> {
-        let planes = UnsafeMutablePointer<Float>.allocate(capacity: 3 * (input + taps.span))
-        planes.initialize(repeating: 0, count: 3 * (input + taps.span))
+    /// No taps: a float, for an RGBA row, which is filtered as it is.
+    static func planes(input: Int, taps: Taps?) -> UnsafeMutablePointer<Float> {
+        let count = taps.map { 3 * (input + $0.span) } ?? 1
+        let planes = UnsafeMutablePointer<Float>.allocate(capacity: count)
+        planes.initialize(repeating: 0, count: count)
         return planes
     }
 
