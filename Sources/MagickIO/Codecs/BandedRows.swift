@@ -43,7 +43,15 @@ final class BandedRows: RowSource {
     }
 
     func readRow(into row: UnsafeMutablePointer<Float>) throws(RowSourceFailure) {
-        try bands.consume(into: row)
+        let decoder = bands.decoders[0]
+        try bands.consume { raw in decoder.convert(raw, into: row) }
+    }
+
+    var givesRGBBytes: Bool { bands.decoders[0].givesRGBBytes }
+
+    func readBytes(into row: UnsafeMutablePointer<UInt8>) throws(RowSourceFailure) {
+        let count = width * 3
+        try bands.consume { raw in row.update(from: raw.assumingMemoryBound(to: UInt8.self), count: count) }
     }
 
     func finish() throws(RowSourceFailure) {
@@ -149,8 +157,8 @@ final class BandedRows: RowSource {
             return abandoned
         }
 
-        /// Converts the next row into `row` (on the reader's thread); a band's end frees its slot.
-        func consume(into row: UnsafeMutablePointer<Float>) throws(RowSourceFailure) {
+        /// Hands the next row's bytes to `use` (on the reader's thread); a band's end frees its slot.
+        func consume(_ use: (UnsafeRawPointer) -> Void) throws(RowSourceFailure) {
             guard next < height else { throw .fallback("no rows left") }
             let band = next / bandRows
             if next % bandRows == 0 {
@@ -165,7 +173,7 @@ final class BandedRows: RowSource {
                 }
                 condition.unlock()
             }
-            decoders[0].convert(self.row(next), into: row)
+            use(self.row(next))
             next += 1
             if next % bandRows == 0 || next == height {
                 condition.lock()

@@ -13,8 +13,9 @@ protocol RowSource: AnyObject {
     var iccProfile: [UInt8]? { get }
     /// Reads the next row, `width * channels` floats.
     func readRow(into row: UnsafeMutablePointer<Float>) throws(RowSourceFailure)
-    /// Whether ``readBytes(into:)`` gives the rows: RGB, 8-bit samples (libjpeg-turbo's), which
-    /// the resampler reads as they are (``Resampler/streamBytes(input:output:read:write:progress:)``).
+    /// Whether ``readBytes(into:)`` gives the rows: RGB, 8-bit samples (libjpeg-turbo's, and
+    /// libpng's, libtiff's and libwebp's 8-bit RGB), which the resampler reads as they are
+    /// (``Resampler/streamBytes(input:output:read:write:progress:)``), not widened to floats first.
     var givesRGBBytes: Bool { get }
     /// Reads the next row as `width * 3` bytes, when ``givesRGBBytes``.
     func readBytes(into row: UnsafeMutablePointer<UInt8>) throws(RowSourceFailure)

@@ -113,6 +113,14 @@ final class TIFFRows: RawRowSource {
         rowsRead = row
     }
 
+    /// 8-bit RGB after the C side's transforms (grey, palette and the other layouts it turns into
+    /// RGB included).
+    var givesRGBBytes: Bool { channels == 3 && info.output_bytes == 1 }
+
+    func readBytes(into row: UnsafeMutablePointer<UInt8>) throws(RowSourceFailure) {
+        try readRawRow(into: row)
+    }
+
     func convert(_ raw: UnsafeRawPointer, into row: UnsafeMutablePointer<Float>) {
         let count = width * channels
         SampleConversion.convert(raw, bytesPerSample: Int(info.output_bytes), count: count, into: row)

@@ -72,6 +72,12 @@ final class WebPRows: RawRowSource {
         rowsRead += 1
     }
 
+    var givesRGBBytes: Bool { channels == 3 }
+
+    func readBytes(into row: UnsafeMutablePointer<UInt8>) throws(RowSourceFailure) {
+        try readRawRow(into: row)
+    }
+
     func convert(_ raw: UnsafeRawPointer, into row: UnsafeMutablePointer<Float>) {
         SampleConversion.convert(raw.assumingMemoryBound(to: UInt8.self), count: width * channels, into: row)
     }
