@@ -113,8 +113,8 @@ final class TIFFRows: RawRowSource {
         rowsRead = row
     }
 
-    /// 8-bit RGB after the C side's transforms (grey, palette and the other layouts it turns into
-    /// RGB included).
+    /// 8-bit RGB after the C side's transforms (8-bit grey, which it widens to RGB, included; a
+    /// palette's rows are 16-bit).
     var givesRGBBytes: Bool { channels == 3 && info.output_bytes == 1 }
 
     func readBytes(into row: UnsafeMutablePointer<UInt8>) throws(RowSourceFailure) {
