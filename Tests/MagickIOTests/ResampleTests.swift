@@ -89,7 +89,7 @@ struct ResampleTests {
             let taps = Resampler.Taps(from: input, to: output)
             #expect(taps.span % 8 == 0)
             var across = [Float](repeating: 0, count: output * channels)
-            let planes = Resampler.planes(input: input, taps: channels == 3 ? taps : nil)
+            let planes = Resampler.planes(input: input, taps: taps, channels: channels)
             defer { planes.deallocate() }
             source.withUnsafeBufferPointer { source in
                 Resampler.filterAcross(UnsafeMutablePointer(mutating: source.baseAddress!), into: &across, taps: taps,

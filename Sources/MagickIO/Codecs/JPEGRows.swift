@@ -80,10 +80,6 @@ final class JPEGRows: RawRowSource {
 
     var givesRGBBytes: Bool { true }
 
-    func readBytes(into row: UnsafeMutablePointer<UInt8>) throws(RowSourceFailure) {
-        try readRawRow(into: row)
-    }
-
     func convert(_ raw: UnsafeRawPointer, into row: UnsafeMutablePointer<Float>) {
         SampleConversion.convert(raw.assumingMemoryBound(to: UInt8.self), count: width * 3, into: row)
     }

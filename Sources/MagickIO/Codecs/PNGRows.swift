@@ -97,10 +97,6 @@ final class PNGRows: RawRowSource {
 
     var givesRGBBytes: Bool { channels == 3 && info.bytes_per_sample == 1 }
 
-    func readBytes(into row: UnsafeMutablePointer<UInt8>) throws(RowSourceFailure) {
-        try readRawRow(into: row)
-    }
-
     func convert(_ raw: UnsafeRawPointer, into row: UnsafeMutablePointer<Float>) {
         let count = width * channels
         SampleConversion.convert(raw, bytesPerSample: Int(info.bytes_per_sample), count: count, into: row)

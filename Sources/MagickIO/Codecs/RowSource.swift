@@ -44,6 +44,13 @@ protocol RawRowSource: RowSource {
     func convert(_ raw: UnsafeRawPointer, into row: UnsafeMutablePointer<Float>)
 }
 
+extension RawRowSource {
+    /// A raw row that is 8-bit RGB (``RowSource/givesRGBBytes``) is the byte row itself.
+    func readBytes(into row: UnsafeMutablePointer<UInt8>) throws(RowSourceFailure) {
+        try readRawRow(into: row)
+    }
+}
+
 /// Why an own decoder did not deliver: the file is not one it takes exactly as ImageMagick would
 /// (then ImageMagick decodes it: the fallback), or the work was stopped.
 enum RowSourceFailure: Error {

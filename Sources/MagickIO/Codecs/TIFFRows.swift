@@ -117,10 +117,6 @@ final class TIFFRows: RawRowSource {
     /// palette's rows are 16-bit).
     var givesRGBBytes: Bool { channels == 3 && info.output_bytes == 1 }
 
-    func readBytes(into row: UnsafeMutablePointer<UInt8>) throws(RowSourceFailure) {
-        try readRawRow(into: row)
-    }
-
     func convert(_ raw: UnsafeRawPointer, into row: UnsafeMutablePointer<Float>) {
         let count = width * channels
         SampleConversion.convert(raw, bytesPerSample: Int(info.output_bytes), count: count, into: row)

@@ -74,10 +74,6 @@ final class WebPRows: RawRowSource {
 
     var givesRGBBytes: Bool { channels == 3 }
 
-    func readBytes(into row: UnsafeMutablePointer<UInt8>) throws(RowSourceFailure) {
-        try readRawRow(into: row)
-    }
-
     func convert(_ raw: UnsafeRawPointer, into row: UnsafeMutablePointer<Float>) {
         SampleConversion.convert(raw.assumingMemoryBound(to: UInt8.self), count: width * channels, into: row)
     }

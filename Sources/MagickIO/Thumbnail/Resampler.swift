@@ -213,7 +213,7 @@ enum Resampler {
         sums.initialize(repeating: 0, count: pending * (inputRow + 1))
         let finished = UnsafeMutablePointer<Float>.allocate(capacity: output.width * channels)
         let weights = UnsafeMutablePointer<Float>.allocate(capacity: group)
-        let planes = Self.planes(input: channels == 3 ? input.width : 0, taps: channels == 3 ? across : nil)
+        let planes = Self.planes(input: input.width, taps: across, channels: channels)
         defer {
             sums.deallocate()
             finished.deallocate()
@@ -279,7 +279,7 @@ enum Resampler {
 
     /// Filters `row` (`input` pixels, a float to spare after the last) across into `target`,
     /// `channels` (3 or 4) floats a pixel: an RGBA pixel's four sums at once; an RGB row as three
-    /// planes in `planes` (``planes(input:taps:)``), each output a dot product eight floats wide.
+    /// planes in `planes` (``planes(input:taps:channels:)``), each output a dot product eight floats wide.
     static func filterAcross(_ row: UnsafeMutablePointer<Float>, into target: UnsafeMutablePointer<Float>,
                              taps: Resampler.Taps, input: Int, width: Int, channels: Int, planes: UnsafeMutablePointer<Float>) {
         taps.first.withUnsafeBufferPointer { first in
@@ -292,11 +292,11 @@ enum Resampler {
         }
     }
 
-    /// The planes an RGB row of `input` pixels is filtered across in: three of `input` floats,
-    /// each followed by the zeros its last windows read past the row (deallocated by the caller).
-    /// No taps: a float, for an RGBA row, which is filtered as it is.
-    static func planes(input: Int, taps: Taps?) -> UnsafeMutablePointer<Float> {
-        let count = taps.map { 3 * (input + $0.span) } ?? 1
+    /// The planes a row of `input` pixels is filtered across in: for RGB, three of `input` floats,
+    /// each followed by the zeros its last windows read past the row; for RGBA, which is filtered
+    /// as it is, a single float (deallocated by the caller either way).
+    static func planes(input: Int, taps: Taps, channels: Int) -> UnsafeMutablePointer<Float> {
+        let count = channels == 3 ? 3 * (input + taps.span) : 1
         let planes = UnsafeMutablePointer<Float>.allocate(capacity: count)
         planes.initialize(repeating: 0, count: count)
         return planes
