@@ -202,6 +202,23 @@ int mio_memory_file(const char *name) {
     return memfd_create(name, MFD_CLOEXEC);
 }
 
+int mio_answer_file(const char *name, size_t size) {
+    int file = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (file < 0) return -1;
+    if (ftruncate(file, (off_t)size) != 0 || fcntl(file, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+        int failure = errno;
+        close(file);
+        errno = failure;
+        return -1;
+    }
+    return file;
+}
+
+int mio_size_sealed(int file) {
+    int seals = fcntl(file, F_GET_SEALS);
+    return seals >= 0 && (seals & F_SEAL_SHRINK) != 0;
+}
+
 int mio_under_sanitizer(void) {
     return dlsym(RTLD_DEFAULT, "__asan_init") != NULL || dlsym(RTLD_DEFAULT, "__tsan_init") != NULL
         || dlsym(RTLD_DEFAULT, "__msan_init") != NULL;

@@ -265,6 +265,25 @@ struct IsolationTests {
         }
     }
 
+    /// A worker keeps the descriptor of the file it answers in; were the file's size not sealed, a
+    /// worker taken over by a hostile file could cut it while its host reads the mapping.
+    @Test("an answer is read only from a memory file whose size the worker sealed")
+    func sealedAnswers() throws {
+        let header = WorkerResponse.failure(MagickIOError(.unsupportedFormat, "the worker's own words")).encoded()
+        let answer = try #require(Worker.AnswerFile.take(Worker.AnswerFile.reused + 1))
+        defer { answer.done() }
+        header.withUnsafeBytes { answer.bytes.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        #expect(ftruncate(answer.descriptor, 4096) != 0 && errno == EPERM, "the answer file can be cut")
+        let read = try DecodeWorkers.read(answer.descriptor, headerLength: header.count)
+        guard case .failure(let error) = read else { Issue.record("an image from a failure's answer"); return }
+        #expect(error.kind == .unsupportedFormat && error.message == "the worker's own words")
+
+        let unsealed = try MemoryFile.make("unsealed-answer", head: header, then: .memory(Data()))
+        defer { close(unsealed) }
+        let refused = #expect(throws: MagickIOError.self) { try DecodeWorkers.read(unsealed, headerLength: header.count) }
+        #expect(refused?.kind == .corruptImage && refused?.message.contains("cannot read") == true)
+    }
+
     @Test("an in-memory source decodes in a worker as it does in process")
     func memorySource() throws {
         let data = try Fixture.data("orient-6.jpg")

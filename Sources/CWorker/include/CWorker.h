@@ -33,6 +33,15 @@ ssize_t mio_worker_receive(int socket, void *bytes, size_t capacity, int *descri
 /// An anonymous memory file (`memfd_create`, close-on-exec), or -1 with errno set.
 int mio_memory_file(const char *name);
 
+/// An anonymous memory file of `size` bytes whose size is sealed for good (it can neither shrink
+/// nor grow): what a worker answers in. Or -1 with errno set.
+int mio_answer_file(const char *name, size_t size);
+
+/// Whether the memory file `file` can no longer shrink: a host maps a worker's answer only then,
+/// so that a worker (perhaps taken over by a hostile file) cannot cut the file under the host's
+/// mapping and end the host with SIGBUS as it reads.
+int mio_size_sealed(int file);
+
 /// Sets `pid`'s soft and hard limit on its data segment (RLIMIT_DATA) and on its CPU time
 /// (RLIMIT_CPU, in seconds; 0: none). Returns 0, or -1 with errno set.
 int mio_worker_limit(pid_t pid, unsigned long long data_bytes, unsigned long long cpu_seconds);

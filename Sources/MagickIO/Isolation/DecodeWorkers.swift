@@ -226,11 +226,14 @@ enum DecodeWorkers {
 
     /// The answer in the memory file `file`: the error, or the image made again from its pixels
     /// (or why it could not be made here). Throws only for an answer that cannot be read: the
-    /// worker that gave it is not used again.
-    private static func read(_ file: Int32, headerLength: Int) throws(MagickIOError) -> Result<Image, MagickIOError> {
+    /// worker that gave it is not used again. A file whose size is not sealed is not mapped: the
+    /// worker keeps its descriptor and could cut it as this process reads (SIGBUS here).
+    static func read(_ file: Int32, headerLength: Int) throws(MagickIOError) -> Result<Image, MagickIOError> {
         var status = stat()
         let malformed = MagickIOError(.corruptImage, "the decoder gave an answer MagickIO cannot read")
-        guard fstat(file, &status) == 0, headerLength > 0, headerLength <= Int(status.st_size) else { throw malformed }
+        guard mio_size_sealed(file) != 0, fstat(file, &status) == 0, headerLength > 0, headerLength <= Int(status.st_size) else {
+            throw malformed
+        }
         let size = Int(status.st_size)
         guard let mapped = mmap(nil, size, PROT_READ, MAP_SHARED, file, 0), mapped != MAP_FAILED else { throw malformed }
         defer { munmap(mapped, size) }

@@ -192,10 +192,10 @@ enum Worker {
         }
 
         private static func make(size: Int, kept: Bool) -> AnswerFile? {
-            let file = mio_memory_file("magickio-answer")
+            // Its size sealed: the host maps it only so (``DecodeWorkers/read(_:headerLength:)``).
+            let file = mio_answer_file("magickio-answer", size)
             guard file >= 0 else { return nil }
-            guard ftruncate(file, off_t(size)) == 0,
-                  let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0), mapped != MAP_FAILED else {
+            guard let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0), mapped != MAP_FAILED else {
                 close(file)
                 return nil
             }
