@@ -31,25 +31,79 @@ void mio_rs_unit16(const uint16_t *samples, float *row, size_t count) {
     }
 }
 
-// sum[i] += rows[0][i] * weights[0] + ... for rows of `type` (float, or 8-bit samples the weights
-// scale): with four rows, the resampler's case, unrolled, each sum read and written once for the
-// four; otherwise a row at a time.
-#define MIO_ADD_WEIGHTED_ROWS(name, type)                                                                    \
-    MIO_CLONES                                                                                               \
-    void name(const type *const *rows, const float *weights, intptr_t n, float *restrict sum, size_t count) { \
-        if (n == 4) {                                                                                        \
-            const type *restrict a = rows[0], *restrict b = rows[1], *restrict c = rows[2], *restrict d = rows[3]; \
-            const float wa = weights[0], wb = weights[1], wc = weights[2], wd = weights[3];                  \
-            for (size_t i = 0; i < count; i++) {                                                             \
-                sum[i] += (float)a[i] * wa + (float)b[i] * wb + (float)c[i] * wc + (float)d[i] * wd;         \
-            }                                                                                                \
-            return;                                                                                          \
-        }                                                                                                    \
-        for (intptr_t j = 0; j < n && j < 8; j++) {                                                          \
-            const type *restrict row = rows[j];                                                              \
-            const float weight = weights[j];                                                                 \
-            for (size_t i = 0; i < count; i++) sum[i] += (float)row[i] * weight;                             \
-        }                                                                                                    \
+// Eight floats, read from anywhere. Macros, not functions: a function that takes or gives eight
+// floats would change its calling convention between the two builds.
+typedef float mio_eight __attribute__((vector_size(32), aligned(4)));
+#define MIO_LOAD8(pointer) (*(const mio_eight *)(pointer))
+// The columns the pass down takes at a time: 16 rows of them as floats fill 16 KiB, which stays in
+// the processor's first cache while every sum is added to.
+#define MIO_TILE 256
+
+// Row k's samples from column c0 on as floats: a float row's own, or 8-bit samples converted
+// into `tile`.
+#define MIO_TILE_ROW_float(rows, k, c0, length, tile) ((rows)[k] + (c0))
+#define MIO_TILE_ROW_uint8_t(rows, k, c0, length, tile) mio_tile_bytes((rows)[k] + (c0), (length), (tile) + (k) * MIO_TILE)
+
+static inline __attribute__((always_inline)) const float *mio_tile_bytes(const uint8_t *restrict bytes, size_t length,
+                                                                          float *restrict floats) {
+    for (size_t i = 0; i < length; i++) floats[i] = (float)bytes[i];
+    return floats;
+}
+
+// sums[j][i] += rows[0][i] * weights[j * n] + ... for rows of `type` (float, or 8-bit samples the
+// weights scale). With a multiple of four rows (the resampler's case, at most 16), a tile of
+// columns at a time: the rows' samples in it read (and converted) once for all the sums, and each
+// sum's part brought into the first cache once for all the rows. Each four rows add to a sum as one
+// expression, in order, a four whose weights for that sum are all zero skipped (adding zero
+// changes no sum: none is -0); so sixteen rows at once give the sums that four at a time give.
+// Otherwise a row at a time.
+#define MIO_ADD_WEIGHTED_ROWS(name, type)                                                                      \
+    MIO_CLONES                                                                                                 \
+    void name(const type *const *rows, intptr_t n, const float *weights, float *const *sums, intptr_t m,       \
+              size_t count) {                                                                                  \
+        if (n % 4 == 0 && n <= 16 && m <= 16) {                                                               \
+            /* The first and past the last four with a weight for each sum. */                                 \
+            intptr_t from[16], to[16];                                                                         \
+            for (intptr_t j = 0; j < m; j++) {                                                                 \
+                from[j] = n / 4;                                                                               \
+                to[j] = 0;                                                                                     \
+                for (intptr_t g = 0; g < n / 4; g++) {                                                         \
+                    const float *w = weights + j * n + 4 * g;                                                  \
+                    if (w[0] != 0 || w[1] != 0 || w[2] != 0 || w[3] != 0) {                                    \
+                        if (from[j] > g) from[j] = g;                                                          \
+                        to[j] = g + 1;                                                                         \
+                    }                                                                                          \
+                }                                                                                              \
+            }                                                                                                  \
+            float tile[16 * MIO_TILE] __attribute__((aligned(64)));                                            \
+            (void)tile; /* float rows are read where they are */                                              \
+            for (size_t c0 = 0; c0 < count; c0 += MIO_TILE) {                                                  \
+                const size_t length = count - c0 < MIO_TILE ? count - c0 : MIO_TILE;                           \
+                const float *row[16];                                                                          \
+                for (intptr_t k = 0; k < n; k++) row[k] = MIO_TILE_ROW_##type(rows, k, c0, length, tile);      \
+                for (intptr_t j = 0; j < m; j++) {                                                             \
+                    float *restrict sum = sums[j] + c0;                                                        \
+                    for (intptr_t g = from[j]; g < to[j]; g++) {                                               \
+                        const float *w = weights + j * n + 4 * g;                                              \
+                        const float wa = w[0], wb = w[1], wc = w[2], wd = w[3];                                \
+                        const float *restrict a = row[4 * g], *restrict b = row[4 * g + 1];                    \
+                        const float *restrict c = row[4 * g + 2], *restrict d = row[4 * g + 3];                \
+                        for (size_t i = 0; i < length; i++) {                                                  \
+                            sum[i] += a[i] * wa + b[i] * wb + c[i] * wc + d[i] * wd;                           \
+                        }                                                                                      \
+                    }                                                                                          \
+                }                                                                                              \
+            }                                                                                                  \
+            return;                                                                                            \
+        }                                                                                                      \
+        for (intptr_t j = 0; j < m; j++) {                                                                     \
+            float *restrict sum = sums[j];                                                                     \
+            for (intptr_t k = 0; k < n && k < 16; k++) {                                                       \
+                const type *restrict row = rows[k];                                                            \
+                const float weight = weights[j * n + k];                                                       \
+                for (size_t i = 0; i < count; i++) sum[i] += (float)row[i] * weight;                           \
+            }                                                                                                  \
+        }                                                                                                      \
     }
 
 MIO_ADD_WEIGHTED_ROWS(mio_rs_add_weighted_rows, float)
@@ -57,10 +111,6 @@ MIO_ADD_WEIGHTED_ROWS(mio_rs_add_weighted_bytes, uint8_t)
 
 // Four floats, read from anywhere: an RGB pixel and the next pixel's red, or an RGBA pixel.
 typedef float mio_four __attribute__((vector_size(16), aligned(4)));
-// Eight floats, read from anywhere. Macros, not functions: a function that takes or gives eight
-// floats would change its calling convention between the two builds.
-typedef float mio_eight __attribute__((vector_size(32), aligned(4)));
-#define MIO_LOAD8(pointer) (*(const mio_eight *)(pointer))
 // Pairwise sums within each half: a's, then b's (vhaddps).
 #define MIO_HADD8(a, b) \
     (__builtin_shufflevector(a, b, 0, 2, 8, 10, 4, 6, 12, 14) + __builtin_shufflevector(a, b, 1, 3, 9, 11, 5, 7, 13, 15))

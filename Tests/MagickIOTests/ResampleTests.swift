@@ -28,6 +28,9 @@ struct ResampleTests {
             // Rows taken four at a time when reducing by two or more: no more sums (the estimate counts eight).
             let grouped = taps.mostOpenAtOnce(inputCount: input, group: Resampler.groupRows)
             #expect(grouped <= 8, "\(grouped) sums for \(input) -> \(output), four rows at a time")
+            let byteGroup = Resampler.byteGroupRows(input: (10, input), output: (10, output))
+            #expect([4, 8, 16].contains(byteGroup) && taps.mostOpenAtOnce(inputCount: input, group: byteGroup) <= 8,
+                    "\(byteGroup) byte rows at a time for \(input) -> \(output)")
         }
         #expect(Resampler.Taps(from: 7800, to: 16).mostOpenAtOnce(inputCount: 7800, group: Resampler.groupRows) <= 8)
         let identity = Resampler.Taps(from: 50, to: 50)
@@ -61,17 +64,34 @@ struct ResampleTests {
         #expect(zip(words, floats).allSatisfy { abs($1 - Float($0) / 65535) <= 1e-7 }, "16-bit samples")
 
         let row = (0..<length).map { _ in Float.random(in: -0.5...1.5, using: &generator) }
-        let others = (0..<3).map { _ in (0..<length).map { _ in Float.random(in: 0...1, using: &generator) } }
-        for rows in [[row], [row] + others] {
-            let weights: [Float] = [0.3, -0.1, 0.5, 0.25].prefix(rows.count).map { $0 }
-            var sum = (0..<length).map { _ in Float.random(in: 0...1, using: &generator) }
-            let expected = (0..<length).map { i in sum[i] + zip(rows, weights).reduce(Float(0)) { $0 + $1.0[i] * $1.1 } }
-            let pointers = rows.map { _ in UnsafeMutablePointer<Float>.allocate(capacity: length) }
-            defer { pointers.forEach { $0.deallocate() } }
-            for (pointer, values) in zip(pointers, rows) { pointer.initialize(from: values, count: length) }
-            let taken: [UnsafePointer<Float>?] = pointers.map { UnsafePointer($0) }
-            Resampler.addWeighted(taken, weights, count: rows.count, into: &sum, length: length)
-            #expect(zip(sum, expected).allSatisfy { abs($0 - $1) <= 1e-6 }, "sum += rows * weights, \(rows.count) rows")
+        let others = (0..<15).map { _ in (0..<length).map { _ in Float.random(in: 0...1, using: &generator) } }
+        // One row, 4, 8 or 16, into one sum or three (each with weights of its own; in 16 rows, a
+        // four of zero weights before, between and after the others).
+        for rows in [[row], [row] + others.prefix(3), [row] + others.prefix(7), [row] + others] {
+            for targets in [1, 3] {
+                let weights = (0..<targets * rows.count).map { index in
+                    rows.count == 16 && [0, 2, 3].contains(index % 16 / 4 + index / 16 % 2) ? 0
+                        : Float.random(in: -0.2...0.6, using: &generator)
+                }
+                let sums = (0..<targets).map { _ in (0..<length).map { _ in Float.random(in: 0...1, using: &generator) } }
+                let expected = sums.enumerated().map { target, sum in
+                    (0..<length).map { i in
+                        sum[i] + rows.indices.reduce(Float(0)) { $0 + rows[$1][i] * weights[target * rows.count + $1] }
+                    }
+                }
+                let pointers = rows.map { _ in UnsafeMutablePointer<Float>.allocate(capacity: length) }
+                let sumPointers = sums.map { _ in UnsafeMutablePointer<Float>.allocate(capacity: length) }
+                defer { (pointers + sumPointers).forEach { $0.deallocate() } }
+                for (pointer, values) in zip(pointers + sumPointers, rows + sums) { pointer.initialize(from: values, count: length) }
+                let taken: [UnsafePointer<Float>?] = pointers.map { UnsafePointer($0) }
+                let into: [UnsafeMutablePointer<Float>?] = sumPointers
+                Resampler.addWeighted(taken, count: rows.count, weights, into: into, count: targets, length: length)
+                for (target, pointer) in sumPointers.enumerated() {
+                    let sum = Array(UnsafeBufferPointer(start: pointer, count: length))
+                    #expect(zip(sum, expected[target]).allSatisfy { abs($0 - $1) <= 1e-6 },
+                            "sum += rows * weights, \(rows.count) rows, sum \(target) of \(targets)")
+                }
+            }
         }
         var clamped = row
         Resampler.finish(&clamped, pixels: length, channels: 1)
@@ -107,7 +127,8 @@ struct ResampleTests {
     }
 
     @Test("8-bit RGB rows resample as their floats do, reducing by two or more or not",
-          arguments: [(301, 203, 64, 43), (301, 203, 200, 135), (64, 48, 64, 48), (50, 40, 120, 96), (1000, 9, 256, 2)])
+          arguments: [(301, 203, 64, 43), (301, 203, 200, 135), (64, 48, 64, 48), (50, 40, 120, 96), (1000, 9, 256, 2),
+                       (41, 2000, 10, 40), (41, 600, 41, 75)])
     func bytesAsFloats(width: Int, height: Int, outWidth: Int, outHeight: Int) {
         var generator = SystemRandomNumberGenerator()
         let pixels = (0..<(width * height * 3)).map { _ in UInt8.random(in: 0...255, using: &generator) }

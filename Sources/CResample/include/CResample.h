@@ -15,13 +15,14 @@ void mio_rs_unit8(const uint8_t *samples, float *row, size_t count);
 /// `count` native-endian 16-bit samples to floats 0...1 (`x * (1 / 65535)`).
 void mio_rs_unit16(const uint16_t *samples, float *row, size_t count);
 
-/// `sum[i] += rows[0][i] * weights[0] + ... + rows[n - 1][i] * weights[n - 1]` for `count`
-/// floats, `n` at most 8.
-void mio_rs_add_weighted_rows(const float *const *rows, const float *weights, intptr_t n, float *sum, size_t count);
+/// For each of the `m` sums: `sums[j][i] += rows[0][i] * weights[j * n] + ... + rows[n - 1][i] *
+/// weights[j * n + n - 1]` for `count` floats, `n` at most 16.
+void mio_rs_add_weighted_rows(const float *const *rows, intptr_t n, const float *weights, float *const *sums, intptr_t m,
+                              size_t count);
 
-/// `sum[i] += rows[0][i] * weights[0] + ... + rows[n - 1][i] * weights[n - 1]` for `count`
-/// 8-bit samples (weights scaled by 1/255 for floats 0...1), `n` at most 8.
-void mio_rs_add_weighted_bytes(const uint8_t *const *rows, const float *weights, intptr_t n, float *sum, size_t count);
+/// ``mio_rs_add_weighted_rows`` for `count` 8-bit samples (weights scaled by 1/255 for floats 0...1).
+void mio_rs_add_weighted_bytes(const uint8_t *const *rows, intptr_t n, const float *weights, float *const *sums,
+                               intptr_t m, size_t count);
 
 /// Filters `row` across into `out`, `width` output pixels of `channels` (3 or 4) floats: output
 /// pixel x is the sum over its `count[x]` taps t of `row[(first[x] + t) * channels + c] *

@@ -130,7 +130,7 @@ enum Resampler {
         for index in 0..<group {
             taking[index] = UnsafePointer(rows + index * (inputRow + 1))
         }
-        return try streamDown(input: input, output: output, channels: channels, group: group,
+        return try streamDown(input: input, output: output, channels: channels, group: group, weightScale: 1,
             take: { (start, count) throws(E) in
                 for index in 0..<count {
                     let row = rows + index * (inputRow + 1)
@@ -141,7 +141,9 @@ enum Resampler {
                     if (start + index) % 16 == 15 { try progress(start + index, input.height) }
                 }
             },
-            add: { sum, weights in addWeighted(taking, weights, count: group, into: sum, length: inputRow) },
+            add: { sums, weights, count in
+                addWeighted(taking, count: group, weights, into: sums, count: count, length: inputRow)
+            },
             write: write)
     }
 
@@ -155,7 +157,7 @@ enum Resampler {
                                       write: (_ y: Int, _ row: UnsafeMutablePointer<Float>) throws(E) -> Void,
                                       progress: (_ y: Int, _ of: Int) throws(E) -> Void) throws(E) -> Int {
         let inputRow = input.width * 3
-        let group = input.height >= 2 * output.height && input != output ? groupRows : 1
+        let group = byteGroupRows(input: input, output: output)
         let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: group * inputRow)
         bytes.initialize(repeating: 0, count: group * inputRow)
         defer { bytes.deallocate() }
@@ -168,38 +170,31 @@ enum Resampler {
                               write: write, progress: progress)
         }
         let taking = UnsafeMutablePointer<UnsafePointer<UInt8>?>.allocate(capacity: group)
-        let scaled = UnsafeMutablePointer<Float>.allocate(capacity: group)
-        defer {
-            taking.deallocate()
-            scaled.deallocate()
-        }
+        defer { taking.deallocate() }
         for index in 0..<group {
             taking[index] = UnsafePointer(bytes + index * inputRow)
         }
-        return try streamDown(input: input, output: output, channels: 3, group: group,
+        return try streamDown(input: input, output: output, channels: 3, group: group, weightScale: 1 / 255,
             take: { (start, count) throws(E) in
                 for index in 0..<count {
                     try read(start + index, bytes + index * inputRow)
                     if (start + index) % 16 == 15 { try progress(start + index, input.height) }
                 }
             },
-            add: { sum, weights in
-                for index in 0..<group {
-                    scaled[index] = weights[index] * (1 / 255)
-                }
-                mio_rs_add_weighted_bytes(taking, scaled, group, sum, inputRow)
-            },
+            add: { sums, weights, count in mio_rs_add_weighted_bytes(taking, group, weights, sums, count, inputRow) },
             write: write)
     }
 
     /// The passes down and across, on rows that `take` reads `group` at a time (the first
-    /// `count` of the group's places, from source row `start`), and that `add` adds into an
-    /// output row's sum with the group's weights (0 for a row outside the output's window, and for
-    /// the places past the last row taken).
+    /// `count` of the group's places, from source row `start`), and that `add` adds into the
+    /// `count` output rows' sums they weigh in, with `group` weights for each sum in turn (0 for a
+    /// row outside the output's window, and for the places past the last row taken), each times
+    /// `weightScale` (1/255 for 8-bit samples).
     private static func streamDown<E: Error>(
         input: (width: Int, height: Int), output: (width: Int, height: Int), channels: Int, group: Int,
+        weightScale: Float,
         take: (_ start: Int, _ count: Int) throws(E) -> Void,
-        add: (_ sum: UnsafeMutablePointer<Float>, _ weights: UnsafePointer<Float>) -> Void,
+        add: (_ sums: UnsafePointer<UnsafeMutablePointer<Float>?>, _ weights: UnsafePointer<Float>, _ count: Int) -> Void,
         write: (_ y: Int, _ row: UnsafeMutablePointer<Float>) throws(E) -> Void
     ) throws(E) -> Int {
         let across = Taps.cached(from: input.width, to: output.width)
@@ -212,12 +207,14 @@ enum Resampler {
         let sums = UnsafeMutablePointer<Float>.allocate(capacity: pending * (inputRow + 1))
         sums.initialize(repeating: 0, count: pending * (inputRow + 1))
         let finished = UnsafeMutablePointer<Float>.allocate(capacity: output.width * channels)
-        let weights = UnsafeMutablePointer<Float>.allocate(capacity: group)
+        let weights = UnsafeMutablePointer<Float>.allocate(capacity: pending * group)
+        let adding = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: pending)
         let planes = Self.planes(input: input.width, taps: across, channels: channels)
         defer {
             sums.deallocate()
             finished.deallocate()
             weights.deallocate()
+            adding.deallocate()
             planes.deallocate()
         }
         func sum(_ y: Int) -> UnsafeMutablePointer<Float> { sums + (y % pending) * (inputRow + 1) }
@@ -232,13 +229,18 @@ enum Resampler {
                 sum(opened).update(repeating: 0, count: inputRow)
                 opened += 1
             }
+            // The group goes into every open sum whose window it reaches, in one pass over the group.
+            var count = 0
             for y in done..<opened where start < down.first[y] + down.count[y] {
                 for index in 0..<group {
                     let tap = start + index - down.first[y]
-                    weights[index] = index < taken && tap >= 0 && tap < down.count[y] ? down.weights[y * down.span + tap] : 0
+                    weights[count * group + index] = index < taken && tap >= 0 && tap < down.count[y]
+                        ? down.weights[y * down.span + tap] * weightScale : 0
                 }
-                add(sum(y), weights)
+                adding[count] = sum(y)
+                count += 1
             }
+            add(adding, weights, count)
             while done < opened, down.first[done] + down.count[done] <= last + 1 {
                 filterAcross(sum(done), into: finished, taps: across, input: input.width, width: output.width,
                              channels: channels, planes: planes)
@@ -253,6 +255,17 @@ enum Resampler {
     /// How many source rows the pass down takes at a time when reducing by two or more: each
     /// takes one more row of the input's width.
     static let groupRows = 4
+
+    /// How many rows of 8-bit RGB the pass down takes at a time: when reducing by two or more, as
+    /// many as 16 (each sum then read and written once for 16 rows, not 4: the pass is bound by
+    /// moving the sums) while no more sums are open at once than the estimate counts (8); else
+    /// one. Sixteen such rows are 48 bytes a pixel, fewer than the 4 rows of 16 that
+    /// ``DecodeEstimate`` counts for ``groupRows``.
+    static func byteGroupRows(input: (width: Int, height: Int), output: (width: Int, height: Int)) -> Int {
+        guard input.height >= 2 * output.height, input != output else { return 1 }
+        let down = Taps.cached(from: input.height, to: output.height)
+        return [16, 8].first { down.mostOpenAtOnce(inputCount: input.height, group: $0) <= 8 } ?? groupRows
+    }
 
     static func lanczos3(_ x: Double) -> Double {
         if x == 0 { return 1 }
@@ -302,10 +315,11 @@ enum Resampler {
         return planes
     }
 
-    /// `target += rows[0] * weights[0] + ...` over `length` floats, for `count` rows.
-    static func addWeighted(_ rows: UnsafePointer<UnsafePointer<Float>?>, _ weights: UnsafePointer<Float>, count: Int,
-                            into target: UnsafeMutablePointer<Float>, length: Int) {
-        mio_rs_add_weighted_rows(rows, weights, count, target, length)
+    /// `targets[j] += rows[0] * weights[j * rows] + ...` over `length` floats, for `rows` rows
+    /// and `count` targets.
+    static func addWeighted(_ rows: UnsafePointer<UnsafePointer<Float>?>, count rowCount: Int, _ weights: UnsafePointer<Float>,
+                            into targets: UnsafePointer<UnsafeMutablePointer<Float>?>, count: Int, length: Int) {
+        mio_rs_add_weighted_rows(rows, rowCount, weights, targets, count, length)
     }
 
     /// Clamps to 0...1 after Lanczos' negative lobes, dividing the colour by alpha again first.
