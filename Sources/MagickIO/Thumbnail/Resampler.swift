@@ -94,7 +94,8 @@ enum Resampler {
     /// takes finished output row `y`, `progress` is called every 16 source rows (it may throw to
     /// stop). Down first, then across: each source row is added, weighted, into the sums of the
     /// output rows whose windows hold it (about seven when reducing; four source rows at a time
-    /// when reducing by two or more), and an output row whose window is complete is filtered
+    /// when reducing by two or more, up to sixteen of 8-bit RGB), and an output row whose window
+    /// is complete is filtered
     /// across and written. The sums run over whole contiguous rows,
     /// which vectorises; the horizontal filter runs on output rows only; memory is a few rows of
     /// the input's width whatever the reduction. Returns how many source rows it read (the last
@@ -199,9 +200,9 @@ enum Resampler {
     ) throws(E) -> Int {
         let across = Taps.cached(from: input.width, to: output.width)
         let down = Taps.cached(from: input.height, to: output.height)
-        // Reducing by two or more, the pass down takes source rows four at a time: each sum is
-        // then read and written once for four rows, not four times (the pass is bound by moving
-        // the sums, not by the arithmetic).
+        // Reducing by two or more, the pass down takes source rows `group` at a time (4, or up to
+        // 16 of 8-bit RGB): each sum is then read and written once for the group, not once a row
+        // (the pass is bound by moving the sums, not by the arithmetic).
         let pending = down.mostOpenAtOnce(inputCount: input.height, group: group)
         let inputRow = input.width * channels
         let sums = UnsafeMutablePointer<Float>.allocate(capacity: pending * (inputRow + 1))
