@@ -274,14 +274,43 @@ struct IsolationTests {
         defer { answer.done() }
         header.withUnsafeBytes { answer.bytes.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         #expect(ftruncate(answer.descriptor, 4096) != 0 && errno == EPERM, "the answer file can be cut")
-        let read = try DecodeWorkers.read(answer.descriptor, headerLength: header.count)
+        let read = try DecodeWorkers.read(answer.descriptor, headerLength: header.count, most: 1 << 30)
         guard case .failure(let error) = read else { Issue.record("an image from a failure's answer"); return }
         #expect(error.kind == .unsupportedFormat && error.message == "the worker's own words")
 
         let unsealed = try MemoryFile.make("unsealed-answer", head: header, then: .memory(Data()))
         defer { close(unsealed) }
-        let refused = #expect(throws: MagickIOError.self) { try DecodeWorkers.read(unsealed, headerLength: header.count) }
+        let refused = #expect(throws: MagickIOError.self) { try DecodeWorkers.read(unsealed, headerLength: header.count, most: 1 << 30) }
         #expect(refused?.kind == .corruptImage && refused?.message.contains("cannot read") == true)
+    }
+
+    /// The host copies an animation's frames into its own memory: a worker cannot make it take
+    /// more than the worker itself could have held.
+    @Test("an answer's animation frames are read up to the worker's data limit, and refused past it")
+    func animationAnswerBound() throws {
+        let made = try ImageSource(data: Fixture.data("photo.png"), options: DecodingOptions().inProcess).thumbnail(maxPixelSize: 32)
+        var snapshot = try made.storage.reading { ImageSnapshot($0) }
+        snapshot.animation = ImageSnapshot.Animation(width: 100, height: 100, loopCount: 0, delays: [0, 0])
+        var response = WorkerResponse.image(snapshot, orientation: .up, warnings: [], decoder: .imageMagick, cropRect: nil)
+        snapshot.pixelOffset = (response.encoded().count + 4095) & ~4095
+        let framesOffset = (snapshot.pixelOffset + snapshot.pixelBytes + 4095) & ~4095
+        snapshot.animation?.offset = framesOffset
+        response = .image(snapshot, orientation: .up, warnings: [], decoder: .imageMagick, cropRect: nil)
+        let header = response.encoded()
+        let frames = try #require(snapshot.animation)
+        #expect(frames.bytes == 80_000)
+        let answer = try #require(Worker.AnswerFile.take(frames.offset + frames.bytes))
+        defer { answer.done() }
+        header.withUnsafeBytes { answer.bytes.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        try made.storage.reading { wand throws(MagickIOError) in try snapshot.exportPixels(wand, into: answer.bytes + snapshot.pixelOffset) }
+
+        let read = try DecodeWorkers.read(answer.descriptor, headerLength: header.count, most: frames.bytes)
+        guard case .success(let image) = read else { Issue.record("no image: \(read)"); return }
+        #expect(image.width == 32 && image.height == 24 && image.animation?.pixels.count == frames.bytes)
+        let refused = #expect(throws: MagickIOError.self) {
+            try DecodeWorkers.read(answer.descriptor, headerLength: header.count, most: frames.bytes - 1)
+        }
+        #expect(refused?.kind == .corruptImage)
     }
 
     @Test("an in-memory source decodes in a worker as it does in process")

@@ -37,9 +37,9 @@ int mio_memory_file(const char *name);
 /// nor grow): what a worker answers in. Or -1 with errno set.
 int mio_answer_file(const char *name, size_t size);
 
-/// Whether the memory file `file` can no longer shrink: a host maps a worker's answer only then,
-/// so that a worker (perhaps taken over by a hostile file) cannot cut the file under the host's
-/// mapping and end the host with SIGBUS as it reads.
+/// Whether the memory file `file` (in tmpfs, not huge pages) can no longer shrink: a host maps a
+/// worker's answer only then, so that a worker (perhaps taken over by a hostile file) cannot cut
+/// the file under the host's mapping and end the host with SIGBUS as it reads.
 int mio_size_sealed(int file);
 
 /// Sets `pid`'s soft and hard limit on its data segment (RLIMIT_DATA) and on its CPU time

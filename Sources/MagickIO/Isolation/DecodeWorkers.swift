@@ -154,7 +154,7 @@ enum DecodeWorkers {
             }
         }
         defer { close(answer) }
-        let image = try read(answer, headerLength: Int(Int64(littleEndian: length)))
+        let image = try read(answer, headerLength: Int(Int64(littleEndian: length)), most: dataLimit)
         returned = true
         return try image.get()
     }
@@ -227,8 +227,10 @@ enum DecodeWorkers {
     /// The answer in the memory file `file`: the error, or the image made again from its pixels
     /// (or why it could not be made here). Throws only for an answer that cannot be read: the
     /// worker that gave it is not used again. A file whose size is not sealed is not mapped: the
-    /// worker keeps its descriptor and could cut it as this process reads (SIGBUS here).
-    static func read(_ file: Int32, headerLength: Int) throws(MagickIOError) -> Result<Image, MagickIOError> {
+    /// worker keeps its descriptor and could cut it as this process reads (SIGBUS here). An
+    /// animation's frames, copied into this process's memory, are refused past `most` bytes (the
+    /// worker's own data limit: a worker that held them had no more).
+    static func read(_ file: Int32, headerLength: Int, most: Int) throws(MagickIOError) -> Result<Image, MagickIOError> {
         var status = stat()
         let malformed = MagickIOError(.corruptImage, "the decoder gave an answer MagickIO cannot read")
         guard mio_size_sealed(file) != 0, fstat(file, &status) == 0, headerLength > 0, headerLength <= Int(status.st_size) else {
@@ -251,7 +253,8 @@ enum DecodeWorkers {
             var frames: AnimationFrames?
             if let animation = snapshot.animation {
                 let start = snapshot.pixelOffset + snapshot.pixelBytes
-                guard animation.offset >= start, animation.offset <= size, animation.bytes <= size - animation.offset else { throw malformed }
+                guard animation.offset >= start, animation.offset <= size, animation.bytes <= size - animation.offset,
+                      animation.bytes <= most else { throw malformed }
                 // Read, not touched through the mapping: only the frames' own copy is this process's memory.
                 let pixels = try [UInt8](unsafeUninitializedCapacity: animation.bytes) { buffer, count throws(MagickIOError) in
                     guard pread(file, buffer.baseAddress, animation.bytes, off_t(animation.offset)) == animation.bytes else { throw malformed }
