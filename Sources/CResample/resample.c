@@ -55,7 +55,8 @@ static inline __attribute__((always_inline)) const float *mio_tile_bytes(const u
 // columns at a time: the rows' samples in it read (and converted) once for all the sums, and each
 // sum's part brought into the first cache once for all the rows. Each four rows add to a sum as one
 // expression, in order, a four whose weights for that sum are all zero skipped (adding zero
-// changes no sum: none is -0); so sixteen rows at once give the sums that four at a time give.
+// changes no sum: none is -0, and the rows are finite, from 8- and 16-bit samples); so sixteen
+// rows at once give the sums that four at a time give.
 // Otherwise a row at a time.
 #define MIO_ADD_WEIGHTED_ROWS(name, type)                                                                      \
     MIO_CLONES                                                                                                 \

@@ -1,4 +1,5 @@
 import CMagickWand
+import CResample
 import Foundation
 import Testing
 @testable import MagickIO
@@ -33,6 +34,11 @@ struct ResampleTests {
                     "\(byteGroup) byte rows at a time for \(input) -> \(output)")
         }
         #expect(Resampler.Taps(from: 7800, to: 16).mostOpenAtOnce(inputCount: 7800, group: Resampler.groupRows) <= 8)
+        // 8-bit RGB rows: 16 at a time where the windows are wide, 8 for a 12 MP JPEG at 1/4, 4 where
+        // 8 would open more sums than the estimate counts, 1 when not reducing by two.
+        for (from, to, group) in [(4000, 171, 16), (4000, 256, 16), (750, 192, 8), (3000, 1024, 4), (300, 200, 1)] {
+            #expect(Resampler.byteGroupRows(input: (10, from), output: (10, to)) == group, "\(from) -> \(to)")
+        }
         let identity = Resampler.Taps(from: 50, to: 50)
         for index in 0..<50 {
             let weights = (0..<identity.count[index]).map { identity.weights[index * identity.span + $0] }
@@ -123,6 +129,58 @@ struct ResampleTests {
                     #expect(abs(across[x * channels + channel] - written) <= 1e-5, "pixel \(x) channel \(channel) of \(channels)")
                 }
             }
+        }
+    }
+
+    /// The pass down adds up to 16 rows at once into several sums; each four rows must add as the
+    /// four-at-a-time loop adds them, to the bit (the thumbnails stay the same).
+    @Test("16 or 8 rows into several sums at once give, bit for bit, four rows at a time into one",
+          arguments: [3, 8, 255, 1001])
+    func groupsAddAsFours(length: Int) {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<16).map { _ in (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+        let floats = bytes.map { $0.map { Float($0) / 255 } }
+        for rows in [8, 16] {
+            let sums = 3
+            // Sum 0 weighs every row; sum 1 only the second four; sum 2 none of the first four.
+            let weights = (0..<sums * rows).map { index -> Float in
+                let (sum, row) = (index / rows, index % rows)
+                return (sum == 1 && row / 4 != 1) || (sum == 2 && row < 4) ? 0 : Float.random(in: -0.1...0.4, using: &generator)
+            }
+            let start = (0..<sums).map { _ in (0..<length).map { _ in Float.random(in: 0...1, using: &generator) } }
+            func added<T>(_ source: [[T]], _ add: ([UnsafePointer<T>?], Int, [Float], [UnsafeMutablePointer<Float>?], Int) -> Void) -> ([[Float]], [[Float]]) {
+                let rowPointers = source.map { values in
+                    let pointer = UnsafeMutablePointer<T>.allocate(capacity: length)
+                    pointer.initialize(from: values, count: length)
+                    return pointer
+                }
+                let together = start.map { values in
+                    let pointer = UnsafeMutablePointer<Float>.allocate(capacity: length)
+                    pointer.initialize(from: values, count: length)
+                    return pointer
+                }
+                let byFours = start.map { values in
+                    let pointer = UnsafeMutablePointer<Float>.allocate(capacity: length)
+                    pointer.initialize(from: values, count: length)
+                    return pointer
+                }
+                defer { rowPointers.forEach { $0.deallocate() }; (together + byFours).forEach { $0.deallocate() } }
+                let taken = rowPointers.prefix(rows).map { UnsafePointer($0) as UnsafePointer<T>? }
+                add(taken, rows, weights, together, sums)
+                for sum in 0..<sums {
+                    for four in 0..<(rows / 4) {
+                        let fourWeights = (0..<4).map { weights[sum * rows + four * 4 + $0] }
+                        add(Array(taken[(four * 4)..<(four * 4 + 4)]), 4, fourWeights, [byFours[sum]], 1)
+                    }
+                }
+                return (together.map { Array(UnsafeBufferPointer(start: $0, count: length)) },
+                        byFours.map { Array(UnsafeBufferPointer(start: $0, count: length)) })
+            }
+            let (bytesTogether, bytesByFours) = added(bytes) { mio_rs_add_weighted_bytes($0, $1, $2, $3, $4, length) }
+            #expect(bytesTogether == bytesByFours, "8-bit rows, \(rows) at once, \(length) columns")
+            let (floatsTogether, floatsByFours) = added(floats) { mio_rs_add_weighted_rows($0, $1, $2, $3, $4, length) }
+            #expect(floatsTogether == floatsByFours, "float rows, \(rows) at once, \(length) columns")
+            #expect(bytesTogether[1] != start[1] && bytesTogether[2] != start[2], "the sums were added to")
         }
     }
 

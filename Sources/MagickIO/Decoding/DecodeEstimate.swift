@@ -131,7 +131,7 @@ struct DecodeEstimate: Sendable, Hashable {
     /// above; unknown header: assumed progressive 4:4:4) and the buffer a JPEG is read into
     /// (``JPEGRows/readBufferBytes(fileBytes:)``), the decoder's and the resampler's rows
     /// (at most eight sums of the decoded width in floats, the four source rows taken at a time
-    /// and two more, and the decoder's own row buffers,
+    /// (or up to sixteen of 8-bit RGB, which take less) and two more, and the decoder's own row buffers,
     /// counted as 64 more floats a pixel of width), and the output image (``resizeBytes``). A HEIC
     /// or AVIF is held whole by libheif: what the other path counts for it beyond the cache
     /// (its planes, the codec's frames, the RGB(A) copy the rows come from), and its codec's

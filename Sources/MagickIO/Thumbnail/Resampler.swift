@@ -149,9 +149,10 @@ enum Resampler {
     }
 
     /// ``stream(input:output:channels:read:write:progress:)`` for RGB rows of 8-bit samples, as
-    /// libjpeg-turbo gives them: reducing by two or more, the pass down reads the bytes (a
-    /// quarter of the floats' memory, which stays in the processor's first cache), and no row is
-    /// ever converted to floats; otherwise each row is converted and streamed as floats.
+    /// libjpeg-turbo gives them: reducing by two or more, the pass down holds the bytes (a quarter
+    /// of the floats' memory, up to 16 rows of them, ``byteGroupRows(input:output:)``) and
+    /// converts them 256 columns at a time as it adds them; otherwise each row is converted and
+    /// streamed as floats.
     @discardableResult
     static func streamBytes<E: Error>(input: (width: Int, height: Int), output: (width: Int, height: Int),
                                       read: (_ y: Int, _ row: UnsafeMutablePointer<UInt8>) throws(E) -> Void,
@@ -253,15 +254,15 @@ enum Resampler {
         return lastRow
     }
 
-    /// How many source rows the pass down takes at a time when reducing by two or more: each
-    /// takes one more row of the input's width.
+    /// How many source rows the pass down takes at a time when reducing by two or more (rows of
+    /// 8-bit RGB: ``byteGroupRows(input:output:)``): each takes one more row of the input's width.
     static let groupRows = 4
 
     /// How many rows of 8-bit RGB the pass down takes at a time: when reducing by two or more, as
     /// many as 16 (each sum then read and written once for 16 rows, not 4: the pass is bound by
-    /// moving the sums) while no more sums are open at once than the estimate counts (8); else
-    /// one. Sixteen such rows are 48 bytes a pixel, fewer than the 4 rows of 16 that
-    /// ``DecodeEstimate`` counts for ``groupRows``.
+    /// moving the sums) or 8 while no more sums are open at once than the estimate counts (8),
+    /// else ``groupRows``; not reducing by two, one. Sixteen such rows are 48 bytes a pixel, fewer
+    /// than the 4 float rows of 16 that ``DecodeEstimate`` counts for ``groupRows``.
     static func byteGroupRows(input: (width: Int, height: Int), output: (width: Int, height: Int)) -> Int {
         guard input.height >= 2 * output.height, input != output else { return 1 }
         let down = Taps.cached(from: input.height, to: output.height)
