@@ -192,7 +192,7 @@ enum Worker {
         }
 
         private static func make(size: Int, kept: Bool) -> AnswerFile? {
-            // Its size sealed: the host maps it only so (``DecodeWorkers/read(_:headerLength:)``).
+            // Its size sealed: the host maps it only so (``DecodeWorkers/read(_:headerLength:most:)``).
             let file = mio_answer_file("magickio-answer", size)
             guard file >= 0 else { return nil }
             guard let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0), mapped != MAP_FAILED else {

@@ -95,8 +95,7 @@ enum Resampler {
     /// stop). Down first, then across: each source row is added, weighted, into the sums of the
     /// output rows whose windows hold it (about seven when reducing; four source rows at a time
     /// when reducing by two or more, up to sixteen of 8-bit RGB), and an output row whose window
-    /// is complete is filtered
-    /// across and written. The sums run over whole contiguous rows,
+    /// is complete is filtered across and written. The sums run over whole contiguous rows,
     /// which vectorises; the horizontal filter runs on output rows only; memory is a few rows of
     /// the input's width whatever the reduction. Returns how many source rows it read (the last
     /// rows no window holds are never asked for).
