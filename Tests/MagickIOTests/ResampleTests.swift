@@ -149,21 +149,14 @@ struct ResampleTests {
             }
             let start = (0..<sums).map { _ in (0..<length).map { _ in Float.random(in: 0...1, using: &generator) } }
             func added<T>(_ source: [[T]], _ add: ([UnsafePointer<T>?], Int, [Float], [UnsafeMutablePointer<Float>?], Int) -> Void) -> ([[Float]], [[Float]]) {
-                let rowPointers = source.map { values in
-                    let pointer = UnsafeMutablePointer<T>.allocate(capacity: length)
-                    pointer.initialize(from: values, count: length)
-                    return pointer
+                func copies<U>(_ arrays: [[U]]) -> [UnsafeMutablePointer<U>] {
+                    arrays.map { values in
+                        let pointer = UnsafeMutablePointer<U>.allocate(capacity: length)
+                        pointer.initialize(from: values, count: length)
+                        return pointer
+                    }
                 }
-                let together = start.map { values in
-                    let pointer = UnsafeMutablePointer<Float>.allocate(capacity: length)
-                    pointer.initialize(from: values, count: length)
-                    return pointer
-                }
-                let byFours = start.map { values in
-                    let pointer = UnsafeMutablePointer<Float>.allocate(capacity: length)
-                    pointer.initialize(from: values, count: length)
-                    return pointer
-                }
+                let rowPointers = copies(source), together = copies(start), byFours = copies(start)
                 defer { rowPointers.forEach { $0.deallocate() }; (together + byFours).forEach { $0.deallocate() } }
                 let taken = rowPointers.prefix(rows).map { UnsafePointer($0) as UnsafePointer<T>? }
                 add(taken, rows, weights, together, sums)
