@@ -60,7 +60,8 @@ let package = Package(
                              .linkedLibrary("webpmux")]
         ),
         // The counting allocator under ImageMagick's heap (SetMagickMemoryMethods), which holds
-        // each decode to its share: C because it runs on every ImageMagick allocation. libc only.
+        // each decode to its share: C because it runs on every ImageMagick allocation. And the
+        // zeroed heap for libheif's decodes (heap_scrub.c: mallopt, glibc's cached chunks). libc only.
         .target(
             name: "CMagickMemory",
             path: "Sources/CMagickMemory"

@@ -135,6 +135,14 @@ out("avif-clap-irot-first.avif", heif(*av1, (W, H), [clap(96, 32, 0, -16), irot(
 out("avif-imir-irot-first.avif", heif(*av1, (W, H), [imir(1), irot(1), None], AVIF))
 # HEIC alike: a quarter anticlockwise, irot before ispe.
 out("heic-irot90-first.heic", heif(*hevc, (W, H), [irot(1), None], HEIC))
+# Its slice cut short, as the fuzzer found it (in the file above): 40 bytes of 0xFF after the slice
+# NAL unit's eighth byte, the item's extent as long as before (its last 40 bytes left out). libde265
+# decodes the first block (64x64) to grey and leaves the rest of its picture unwritten, and libheif
+# 1.15 reports success: the rest must read the same on every decode (zeros, HeapScrub), never what
+# the heap held.
+kind, config, coded = hevc
+out("heic-slice-cut-short.heic", heif(kind, config, (coded[:12] + b"\xff" * 40 + coded[12:])[:len(coded)], (W, H),
+                                      [None], HEIC))
 
 # An AVIF image sequence as libavif writes one: brands avis/msf1/miaf/MA1B (none libheif 1.15
 # accepts), a movie box, and the first frame as the primary still item.

@@ -222,4 +222,43 @@ struct ContainerOdditiesTests {
         #expect(message.hasPrefix("the file ends before its last row: it is truncated"), "\(message)")
         #expect(message.contains("Premature end of JPEG file") && message.contains(Fixture.url("truncated.jpg").path), "\(message)")
     }
+
+    /// Leaves this thread's heap dirty: blocks of the sizes a small picture's planes and libde265's
+    /// take (glibc's cached chunks to 1,032 bytes, and larger), filled with `byte`, then freed.
+    func dirtyHeap(_ byte: UInt8) {
+        let sizes = Array(stride(from: 24, through: 1032, by: 16)) + [1552, 1568, 6160, 6176, 16 << 10, 64 << 10]
+        let blocks = sizes.flatMap { size in (0..<8).compactMap { _ in malloc(size).map { ($0, size) } } }
+        for (block, size) in blocks { memset(block, Int32(byte), size) }
+        for (block, _) in blocks { free(block) }
+    }
+
+    @Test("a HEIC whose slice is cut short: every decode shows the same picture, the blocks it never codes as zeros, never what the heap held",
+          .enabled(if: HeapScrub.isEffective, "a sanitizer's allocator in place of glibc's malloc: nothing zeroes the heap"))
+    func sliceCutShort() throws {
+        let data = try Fixture.data("heic-slice-cut-short.heic")
+        var imageMagick = ThumbnailOptions()
+        imageMagick.ownDecoders = false
+        for (path, options) in [("own", ThumbnailOptions()), ("ImageMagick's", imageMagick)] {
+            var seen: [[UInt8]] = []
+            for byte: UInt8 in [0x00, 0x5A, 0xC3, 0xFF] {
+                dirtyHeap(byte)
+                let source = try ImageSource(data: data, options: DecodingOptions().inProcess)
+                let thumbnail = try source.thumbnail(maxPixelSize: 96, options: options)
+                #expect((thumbnail.width, thumbnail.height) == (96, 64), "\(path) path: \(thumbnail.width)x\(thumbnail.height)")
+                seen.append(try thumbnail.pixels(.rgba8).bytes)
+            }
+            #expect(seen.allSatisfy { $0 == seen[0] }, "\(path) path: the picture changed with the heap's contents")
+            // The blocks the slice never reaches (the right third) are zeros in Y, Cb and Cr, shown as
+            // (0, 135, 0); the first block, which libde265 decoded from the damaged slice, mid grey.
+            let pixels = try ImageSource(data: data, options: DecodingOptions().inProcess).thumbnail(maxPixelSize: 96, options: options).pixels(.rgba8)
+            for (x, y) in [(68, 4), (92, 60)] {
+                let p = pixels.rgba(x: x, y: y)
+                #expect(p.r < 16 && abs(Int(p.g) - 135) < 16 && p.b < 16, "\(path) path: (\(x), \(y)) is \(p)")
+            }
+            for (x, y) in [(4, 4), (60, 60)] {
+                let p = pixels.rgba(x: x, y: y)
+                #expect(abs(Int(p.r) - 128) < 16 && abs(Int(p.g) - 128) < 16 && abs(Int(p.b) - 128) < 16, "\(path) path: (\(x), \(y)) is \(p)")
+            }
+        }
+    }
 }

@@ -5,6 +5,7 @@
 // SetMagickMemoryMethods (malloc, realloc and free underneath, so memory from before or from
 // elsewhere stays compatible), and the calling thread's budget they count against.
 // libc only; MagickIO's Wand/ installs the methods (MagickRuntime) and opens budgets (HeapBudget).
+// Beside them, the zeroed heap libheif's decodes run on (heap_scrub.c, HeapScrub).
 
 #include <stddef.h>
 
@@ -32,5 +33,12 @@ CMMBudget *cmm_swap_budget(CMMBudget *budget);
 /// Resolves the shared objects' names once, before any budget can refuse (dladdr's first call
 /// may allocate): called where the methods are installed.
 void cmm_prepare(void);
+
+/// Opens a scrubbed stretch on the calling thread (heap_scrub.c): while any is open in the process,
+/// what glibc's malloc hands out is zeroed, and the thread's cached small chunks are held aside.
+/// 1 when malloc now zeroes, 0 when it cannot (glibc's malloc is not the one in use). Each call is
+/// closed by `cmm_scrub_leave` on the same thread; stretches may nest.
+int cmm_scrub_enter(void);
+void cmm_scrub_leave(void);
 
 #endif

@@ -51,7 +51,8 @@ extension HEIFFile {
         defer { heif.image_handle_release(handle) }
         var image: OpaquePointer?
         // As libheif decodes an alpha image it attaches: no conversion, the luma plane taken.
-        try Self.check(heif.decode_image(handle, &image, heif_colorspace_undefined, heif_chroma_undefined, nil), "decoding the HEIF alpha image")
+        try Self.check(HeapScrub.run(if: items.decodesBeyondAV1) { heif.decode_image(handle, &image, heif_colorspace_undefined, heif_chroma_undefined, nil) },
+                       "decoding the HEIF alpha image")
         guard let image else { throw MagickIOError(.corruptImage, "libheif returned no alpha image") }
         defer { heif.image_release(image) }
         let width = Int(heif.image_get_width(image, heif_channel_Y)), height = Int(heif.image_get_height(image, heif_channel_Y))

@@ -160,7 +160,7 @@ final class HEIFFile {
         }
         var image: OpaquePointer?
         let status = withExtendedLifetime(interrupt) {
-            heif.decode_image(handle, &image, heif_colorspace_RGB, chroma, options)
+            HeapScrub.run(if: items.decodesBeyondAV1) { heif.decode_image(handle, &image, heif_colorspace_RGB, chroma, options) }
         }
         if status.code != heif_error_Ok {
             try interrupt?.check()  // libheif stopped because the interrupt asked it to

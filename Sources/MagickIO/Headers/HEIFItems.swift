@@ -44,6 +44,13 @@ struct HEIFItems {
         var body: Range<Int>
     }
 
+    /// Whether libheif may decode a picture of this file with something other than an AV1 decoder
+    /// (dav1d, libaom): with libde265 (HEVC), which leaves the blocks a damaged slice never reaches
+    /// unwritten (``HeapScrub``), or with a decoder MagickIO has not measured. False for an AVIF.
+    var decodesBeyondAV1: Bool {
+        items.values.contains { !["av01", "grid", "iden", "iovl", "Exif", "mime", "uri "].contains($0.type) }
+    }
+
     /// The primary image: the one `pitm` names, or, without a `pitm` box, the one image item
     /// that can be it (``choosePrimary(_:)``, ``impliedPrimary``).
     var primary: Int?

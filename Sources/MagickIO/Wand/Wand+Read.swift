@@ -19,8 +19,12 @@ extension Wand {
     func read(_ bytes: SourceBytes, format: ImageFormat, frames: ClosedRange<Int>? = nil, ping: Bool,
               strictness: Strictness = .refuseDamage, cacheBytes: Int? = nil, heapShare: Int? = nil) throws(MagickIOError) -> [DecoderWarning] {
         let read = { () throws(MagickIOError) -> [DecoderWarning] in
-            try self.readNamingDescriptor(bytes, format: format, frames: frames, ping: ping, strictness: strictness,
-                                          cacheBytes: cacheBytes)
+            let decode = { () throws(MagickIOError) -> [DecoderWarning] in
+                try self.readNamingDescriptor(bytes, format: format, frames: frames, ping: ping, strictness: strictness,
+                                              cacheBytes: cacheBytes)
+            }
+            // The HEIC and AVIF coders decode through libheif: on a zeroed heap (``HeapScrub``).
+            return try format.isHEIF && !ping ? HeapScrub.run(decode) : decode()
         }
         do throws(MagickIOError) {
             guard let heapShare else { return try read() }
