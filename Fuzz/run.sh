@@ -61,10 +61,7 @@ if [ -x "$toolchain_bin/llvm-symbolizer" ]; then
     export ASAN_SYMBOLIZER_PATH="$toolchain_bin/llvm-symbolizer"
 fi
 # Leaks are findings; lsan.supp names ImageMagick's own one-time allocations (each with its reason).
-# ASan's allocator stands in for glibc's, so MagickIO's zeroed heap for libheif (HeapScrub) is
-# not there: ASan zeroes what it hands out instead (to 64 MiB, an 8K picture's plane), so that a
-# picture whose stream leaves blocks unwritten reads the same from memory and from a file.
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1:malloc_fill_byte=0:max_malloc_fill_size=67108864}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$here/lsan.supp:print_suppressions=1}"
 # Swift's own crash backtracer runs inside the crashing process and trips ASan; libFuzzer and ASan
 # print the stack instead.
