@@ -51,6 +51,14 @@ int cmm_scrub_enter(void) {
     return effective;
 }
 
+/// The byte the program started with: MALLOC_PERTURB_, as glibc reads it (someone debugging
+/// their own heap), given back when the last scrubbed decode ends. (glibc has no call that says the
+/// byte in force; one set with GLIBC_TUNABLES's glibc.malloc.perturb is not seen, and ends as 0.)
+static int perturb_at_start(void) {
+    const char *given = getenv("MALLOC_PERTURB_");
+    return given != NULL ? atoi(given) & 0xFF : 0;
+}
+
 void cmm_scrub_leave(void) {
     if (--depth == 0) {
         for (int index = 0; index < held_count; index++) free(held[index]);
@@ -58,7 +66,7 @@ void cmm_scrub_leave(void) {
     }
     pthread_mutex_lock(&scrub_lock);
     if (--scrubbing == 0 && perturbing) {
-        mallopt(M_PERTURB, 0);
+        mallopt(M_PERTURB, perturb_at_start());
         perturbing = 0;
     }
     pthread_mutex_unlock(&scrub_lock);
