@@ -7,11 +7,15 @@
 // fills what malloc hands out with the complement of its byte: 0xFF makes every new allocation
 // zero (and every freed one 0xFF), so the uncoded blocks read as zero, the same on every run.
 //
-// M_PERTURB is not applied to the chunks a thread keeps for reuse (tcache: up to 7 of each size to
-// 1,032 bytes), which serve a small picture's planes (a chroma plane of 64x64 pixels or less)
-// as they were freed. While scrubbing, the calling thread takes its cached chunks out of the way
-// (`held`), so that the decode's small requests too come from the arena, zeroed; they go back when
-// it ends. libde265's own threads start with each decode, their caches empty.
+// What M_PERTURB does not reach: the chunks of 1,032 bytes or less a thread keeps for reuse
+// (tcache), handed out as they were freed, which serve a small picture's planes (a 4:2:0 chroma
+// plane of about 32x32 or less); and the tail a realloc grows in place. A decode worker runs without
+// tcache (mio_worker_spawn sets glibc.malloc.tcache_count=0), so there every small allocation is
+// zeroed too. In process it is best effort: the calling thread takes 8 chunks of each cached size
+// out of the way (`held`) for the decode's length, which empties its cache unless glibc refills it
+// from its bins as it serves them (it moves up to 7 chunks of a size into the cache when one comes
+// from a bin); libheif's and libde265's threads keep their own caches. While one scrubbed decode
+// runs, every thread's allocations are zeroed, at their cost.
 
 #define _GNU_SOURCE
 #include "CMagickMemory.h"
@@ -51,12 +55,16 @@ int cmm_scrub_enter(void) {
     return effective;
 }
 
-/// The byte the program started with: MALLOC_PERTURB_, as glibc reads it (someone debugging
-/// their own heap), given back when the last scrubbed decode ends. (glibc has no call that says the
-/// byte in force; one set with GLIBC_TUNABLES's glibc.malloc.perturb is not seen, and ends as 0.)
+/// The byte the program started with: MALLOC_PERTURB_, read as glibc reads it (decimal, or hex
+/// after 0x; past 0xFF, none), for someone debugging their own heap; given back when the last
+/// scrubbed decode ends. (glibc has no call that says the byte in force; one set with
+/// GLIBC_TUNABLES's glibc.malloc.perturb is not seen, and ends as 0.)
 static int perturb_at_start(void) {
     const char *given = getenv("MALLOC_PERTURB_");
-    return given != NULL ? atoi(given) & 0xFF : 0;
+    if (given == NULL) return 0;
+    char *end = NULL;
+    unsigned long value = strtoul(given, &end, 0);
+    return end != given && *end == '\0' && value <= 0xFF ? (int)value : 0;
 }
 
 void cmm_scrub_leave(void) {

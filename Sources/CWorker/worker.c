@@ -51,15 +51,31 @@ __attribute__((constructor)) static void mio_worker_entry(void) {
 pid_t mio_worker_spawn(int child_socket) {
     char variable[64];
     snprintf(variable, sizeof variable, "%s=3", MIO_WORKER_ENV);
+    // No per-thread cache of small chunks in a worker (glibc.malloc.tcache_count=0, after any
+    // tunables the host was given, so that it wins): chunks from that cache are handed out as they
+    // were freed, even while a libheif decode has malloc zero what it hands out (HeapScrub), and
+    // a worker's heap holds the files it served before.
+    static const char tunables_name[] = "GLIBC_TUNABLES=", no_tcache[] = "glibc.malloc.tcache_count=0";
+    const char *tunables = getenv("GLIBC_TUNABLES");
+    size_t tunables_length = sizeof tunables_name + (tunables != NULL ? strlen(tunables) + 1 : 0) + sizeof no_tcache;
+    char *tunables_variable = malloc(tunables_length);
+    if (tunables_variable == NULL) return -1;
+    snprintf(tunables_variable, tunables_length, "%s%s%s%s", tunables_name, tunables != NULL ? tunables : "",
+             tunables != NULL ? ":" : "", no_tcache);
     size_t count = 0;
     while (environ[count] != NULL) count++;
-    char **environment = calloc(count + 3, sizeof(char *));
-    if (environment == NULL) return -1;
+    char **environment = calloc(count + 4, sizeof(char *));
+    if (environment == NULL) {
+        free(tunables_variable);
+        return -1;
+    }
     size_t kept = 0;
     for (size_t index = 0; index < count; index++) {
-        if (strncmp(environ[index], MIO_WORKER_ENV "=", strlen(MIO_WORKER_ENV) + 1) != 0) environment[kept++] = environ[index];
+        if (strncmp(environ[index], MIO_WORKER_ENV "=", strlen(MIO_WORKER_ENV) + 1) != 0
+            && strncmp(environ[index], tunables_name, strlen(tunables_name)) != 0) environment[kept++] = environ[index];
     }
     environment[kept++] = variable;
+    environment[kept++] = tunables_variable;
     // A worker's crash is its host's to report (as a typed error): no Swift backtrace on stderr,
     // and no backtracer's signal handlers in the way of the worker's own (mio_worker_handle_crashes).
     if (getenv("SWIFT_BACKTRACE") == NULL) environment[kept++] = "SWIFT_BACKTRACE=enable=no";
@@ -86,6 +102,7 @@ pid_t mio_worker_spawn(int child_socket) {
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     free(environment);
+    free(tunables_variable);
     if (status != 0) {
         errno = status;
         return -1;

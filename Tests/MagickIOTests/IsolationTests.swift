@@ -200,6 +200,17 @@ struct IsolationTests {
         #expect(thumb.width == 48 && thumb.height == 36)
     }
 
+    @Test("a worker runs without glibc's per-thread cache of small chunks, which a zeroed heap (HeapScrub) does not reach")
+    func workerWithoutTcache() throws {
+        let worker = try DecodeWorker(dataLimit: 1 << 30)
+        let environment = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(worker.pid)/environ"))
+            .split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        let tunables = environment.filter { $0.hasPrefix("GLIBC_TUNABLES=") }
+        // One setting, ours last, so that it wins over any the host was given.
+        #expect(tunables.count == 1 && tunables[0].hasSuffix("glibc.malloc.tcache_count=0"), "\(tunables)")
+        #expect(environment.contains { $0.hasPrefix("PATH=") } == (ProcessInfo.processInfo.environment["PATH"] != nil))
+    }
+
     @Test("a decoder that allocates without bound is stopped by the kernel: limitExceeded, limit memory",
           .enabled(if: !runningUnderSanitizer, "a sanitizer's shadow memory is outside any data-segment limit, which is then not set"),
           .timeLimit(.minutes(5)))

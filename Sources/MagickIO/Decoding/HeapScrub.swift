@@ -6,10 +6,13 @@ internal import CMagickMemory
 ///
 /// libde265, libheif's HEVC decoder, allocates its picture with malloc and writes only the blocks
 /// the stream codes; a slice cut short leaves the rest unwritten, and libheif 1.15 reports success
-/// without a warning. While ``run(if:_:)`` runs, glibc's malloc zeroes what it hands out (`M_PERTURB`,
-/// process-wide until the last scrubbed decode ends), and the calling thread's cached small chunks,
-/// which `M_PERTURB` does not reach, are held aside (see `heap_scrub.c`). Both paths that reach
-/// libheif run under it: MagickIO's own HEIF decode and ImageMagick's HEIC and AVIF coders.
+/// without a warning. While ``run(if:_:)`` runs, glibc's malloc zeroes what it takes from its arenas
+/// (`M_PERTURB`, process-wide, for every thread, until the last scrubbed decode ends). Not what a
+/// thread's cache of small chunks (tcache) hands out: a decode worker runs without one
+/// (`mio_worker_spawn`), so there every allocation but a realloc's grown tail is zeroed; in process
+/// the calling thread's cached chunks are held aside, which is best effort (see `heap_scrub.c`).
+/// Both paths that reach libheif run under it: MagickIO's own HEIF decode and ImageMagick's HEIC
+/// and AVIF coders.
 ///
 /// MagickIO's own decode of a file whose pictures are all AV1 does not
 /// (``HEIFItems/decodesBeyondAV1``): libheif's AV1 decoder allocates about 19 MB that a 4 MP
