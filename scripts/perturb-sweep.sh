@@ -9,7 +9,8 @@
 #   bash scripts/perturb-sweep.sh [--thumbnail PATH] [--jobs N] DIR-OR-FILE...
 #
 # Default tool: .build/release/thumbnail (swift build -c release --product thumbnail). Prints one
-# line per differing file (DIFF rc|pixels FILE), then the counts; exits 1 when any differ.
+# line per differing file (DIFF rc|pixels FILE), then the counts and where the differing files'
+# two thumbnails are kept (WORK/17/ and WORK/238/); exits 1 when any differ.
 set -euo pipefail
 tool=".build/release/thumbnail"
 jobs=2
@@ -21,9 +22,9 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ $# -gt 0 ] || { sed -n 2,13p "$0"; exit 2; }
+[ -x "$tool" ] || { echo "perturb-sweep: no $tool (swift build -c release --product thumbnail)" >&2; exit 2; }
 tool="$(readlink -f "$tool")"
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
 
 one() {
     local file="$1" tool="$2" work="$3" name outputs=()
@@ -39,11 +40,11 @@ one() {
     local pa pb
     pa="$(find "$a" -name '*.png' | head -1)"; pb="$(find "$b" -name '*.png' | head -1)"
     if [ -z "$pa$pb" ]; then echo "SAME"; return; fi
-    if [ -n "$pa" ] && [ -n "$pb" ] && cmp -s "$pa" "$pb"; then echo "SAME"; else echo "DIFF pixels $file"; fi
-    rm -rf "$a" "$b"
+    if [ -n "$pa" ] && [ -n "$pb" ] && cmp -s "$pa" "$pb"; then echo "SAME"; rm -rf "$a" "$b"; else echo "DIFF pixels $file"; fi
 }
 export -f one
 find "$@" -type f -print0 | xargs -0 -P "$jobs" -I{} bash -c 'one "$1" "$2" "$3"' _ {} "$tool" "$work" > "$work/results"
 grep '^DIFF' "$work/results" || true
 echo "$(grep -c '^SAME' "$work/results" || true) same, $(grep -c '^DIFF' "$work/results" || true) differ"
-! grep -q '^DIFF' "$work/results"
+if grep -q '^DIFF' "$work/results"; then echo "their thumbnails: $work/17/ and $work/238/"; exit 1; fi
+rm -rf "$work"

@@ -48,7 +48,7 @@ struct HEIFItems {
     /// (dav1d, libaom): with libde265 (HEVC), which leaves the blocks a damaged slice never reaches
     /// unwritten (``HeapScrub``), or with a decoder MagickIO has not measured. False for an AVIF.
     var decodesBeyondAV1: Bool {
-        items.values.contains { !["av01", "grid", "iden", "iovl", "Exif", "mime", "uri "].contains($0.type) }
+        items.isEmpty || items.values.contains { !["av01", "grid", "iden", "iovl", "Exif", "mime", "uri "].contains($0.type) }
     }
 
     /// The primary image: the one `pitm` names, or, without a `pitm` box, the one image item
