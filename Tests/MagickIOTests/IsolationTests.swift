@@ -7,11 +7,15 @@ import Testing
 /// error while this process (the worker's host) goes on serving.
 @Suite("Decode workers", .serialized)
 struct IsolationTests {
-    /// Every committed fixture that is an image, by name.
+    /// Every committed fixture that is an image, by name. Under a sanitizer, not the HEIC whose
+    /// slice is cut short: libde265 leaves most of its picture unwritten, which only glibc's
+    /// zeroed heap makes the same in every process (``HeapScrub``), and a sanitizer's allocator
+    /// stands in for glibc's (ContainerOdditiesTests holds that fixture in the plain run).
     static let fixtures: [String] = {
         let folder = Fixture.url("")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.filter { !$0.hasSuffix(".sh") && !$0.hasSuffix(".py") && !$0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
+        return names.filter { !$0.hasSuffix(".sh") && !$0.hasSuffix(".py") && !$0.hasSuffix(".json") && !$0.hasPrefix(".") }
+            .filter { HeapScrub.isEffective || $0 != "heic-slice-cut-short.heic" }.sorted()
     }()
 
     /// What a call gave, comparable: the image's size, orientation, decoder, warnings, crop, RGBA
