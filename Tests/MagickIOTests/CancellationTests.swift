@@ -16,8 +16,11 @@ struct CancellationTests {
         // A limit of zero has passed by the first check, however fast the machine: no clock race.
         let source = try ImageSource(url: twelveMegapixels, options: DecodingOptions(timeLimit: .zero))
         let error = #expect(throws: MagickIOError.self) { _ = try source.image(at: 0) }
-        #expect(error?.kind == .cancelled && error?.limit?.name == "timeLimit" && error?.limit?.limit == 0,
-                "\(String(describing: error))")
+        let stoppedItself = error?.kind == .cancelled && error?.limit?.name == "timeLimit" && error?.limit?.limit == 0
+        // Under a sanitizer on a busy machine, a new worker may take longer than the grace second
+        // to reach its first check, and its host stops it instead: the same limit, as `time`.
+        let stoppedByHost = error?.kind == .limitExceeded && error?.limit?.name == "time" && error?.limit?.limit == 0
+        #expect(stoppedItself || (runningUnderSanitizer && stoppedByHost), "\(String(describing: error))")
     }
 
     @Test("a time limit reaches a decode under way between two rows, once its clock has run out",
