@@ -208,8 +208,14 @@ struct IsolationTests {
           .enabled(if: !runningUnderSanitizer, "a sanitizer's allocator stands in for glibc's, whose tunable does nothing there"))
     func workerWithoutTcache() throws {
         let worker = try DecodeWorker(dataLimit: 1 << 30)
-        let environment = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(worker.pid)/environ"))
-            .split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        // /proc shows an empty environment until the new program is in place (CI's Debian 13 read
+        // it empty at once): read until it is there, for at most 10 s.
+        var environment: [String] = []
+        for _ in 0..<1000 where environment.isEmpty {
+            environment = ((try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(worker.pid)/environ"))) ?? Data())
+                .split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            if environment.isEmpty { Thread.sleep(forTimeInterval: 0.01) }
+        }
         let tunables = environment.filter { $0.hasPrefix("GLIBC_TUNABLES=") }
         // One setting, ours last, so that it wins over any the host was given.
         #expect(tunables.count == 1 && tunables[0].hasSuffix("glibc.malloc.tcache_count=0"), "\(tunables)")
