@@ -61,6 +61,26 @@ struct IsolationTests {
         }
     }
 
+    @Test("a worker reads a JPEG file in place (mapped), as a process reads it: also one cut short after it was opened")
+    func mappedJPEG() throws {
+        #expect(!JPEGRows.mapsFile(size: 1 << 20), "mapped in process")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mapped-jpeg-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let original = try Data(contentsOf: Fixture.url("photo.jpg"))
+        for cut in [nil, original.count / 2, original.count - 1] {
+            let url = folder.appendingPathComponent("photo-\(cut ?? 0).jpg")
+            try original.write(to: url)
+            var isolated = DecodingOptions()
+            isolated.isolation = .process
+            let process = try ImageSource(url: url, options: isolated), inProcess = try ImageSource(url: url, options: DecodingOptions().inProcess)
+            if let cut { #expect(truncate(url.path, off_t(cut)) == 0) }
+            let (a, b) = (Outcome { try process.thumbnail(maxPixelSize: 64) }, Outcome { try inProcess.thumbnail(maxPixelSize: 64) })
+            #expect(a == b, "cut at \(cut ?? 0): worker \(a), in process \(b)")
+            if cut == nil { #expect(a.image?[2] == Image.Decoder.libjpeg.rawValue, "\(a)") }
+        }
+    }
+
     @Test("the host's gate tells a worker whether a core is idle, and a big TIFF comes out the same either way",
           .timeLimit(.minutes(10)))
     func idleCoreCrosses() throws {
