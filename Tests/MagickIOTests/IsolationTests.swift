@@ -61,24 +61,54 @@ struct IsolationTests {
         }
     }
 
-    @Test("a worker reads a JPEG file in place (mapped), as a process reads it: also one cut short after it was opened")
+    @Test("a JPEG file read in place (mapped, as workers read it) gives the rows and messages read() gives, cut short or not")
     func mappedJPEG() throws {
         #expect(!JPEGRows.mapsFile(size: 1 << 20), "mapped in process")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mapped-jpeg-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let original = try Data(contentsOf: Fixture.url("photo.jpg"))
-        for cut in [nil, original.count / 2, original.count - 1] {
-            let url = folder.appendingPathComponent("photo-\(cut ?? 0).jpg")
-            try original.write(to: url)
-            var isolated = DecodingOptions()
-            isolated.isolation = .process
-            let process = try ImageSource(url: url, options: isolated), inProcess = try ImageSource(url: url, options: DecodingOptions().inProcess)
-            if let cut { #expect(truncate(url.path, off_t(cut)) == 0) }
-            let (a, b) = (Outcome { try process.thumbnail(maxPixelSize: 64) }, Outcome { try inProcess.thumbnail(maxPixelSize: 64) })
-            #expect(a == b, "cut at \(cut ?? 0): worker \(a), in process \(b)")
-            if cut == nil { #expect(a.image?[2] == Image.Decoder.libjpeg.rawValue, "\(a)") }
+        /// Every row libjpeg gives and how it ends ("done", or the failure's words), the file mapped or read.
+        func rows(_ url: URL, size: Int, mapped: Bool) throws -> (rows: [[UInt8]], end: String) {
+            let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+            #expect(descriptor >= 0)
+            defer { close(descriptor) }
+            var rows: [[UInt8]] = []
+            do throws(RowSourceFailure) {
+                let decoder = try JPEGRows(input: nil, descriptor: descriptor, size: size, scale: 8, memoryLimit: 64 << 20,
+                                           strictness: .refuseDamage, interrupt: nil, mapsFile: mapped)
+                #expect(decoder.isMapped == mapped)
+                var row = [UInt8](repeating: 0, count: decoder.rawRowBytes)
+                for _ in 0..<decoder.height {
+                    try decoder.readBytes(into: &row)
+                    rows.append(row)
+                }
+                try decoder.finish()
+                return (rows, "done")
+            } catch {
+                return (rows, "\(error)")
+            }
         }
+        let original = try Data(contentsOf: Fixture.url("photo.jpg"))
+        for cut in [original.count, original.count / 2, original.count - 1] {
+            let url = folder.appendingPathComponent("photo-\(cut).jpg")
+            try original.prefix(cut).write(to: url)
+            let (mapped, read) = (try rows(url, size: cut, mapped: true), try rows(url, size: cut, mapped: false))
+            #expect(!mapped.rows.isEmpty && (cut < original.count || (mapped.rows.count == 240 && mapped.end == "done")))
+            #expect(mapped.rows == read.rows && mapped.end == read.end, "cut at \(cut): \(mapped.end) / \(read.end)")
+        }
+        // A file cut short after its size was taken is read, not mapped past its end.
+        let url = folder.appendingPathComponent("photo-shrunk.jpg")
+        try original.prefix(original.count / 2).write(to: url)
+        let shrunk = try rows(url, size: original.count, mapped: false)
+        #expect(shrunk.end != "done")
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        defer { close(descriptor) }
+        let decoder = try? JPEGRows(input: nil, descriptor: descriptor, size: original.count, scale: 8, memoryLimit: 64 << 20,
+                                    strictness: .refuseDamage, interrupt: nil, mapsFile: true)
+        #expect(decoder != nil && decoder?.isMapped == false)
+        // And behind the wall: a worker's thumbnail of the whole file is the one made in process.
+        let (process, inProcess) = Self.both("photo.jpg") { try $0.thumbnail(maxPixelSize: 64) }
+        #expect(process == inProcess && process.image?[2] == Image.Decoder.libjpeg.rawValue, "\(process) / \(inProcess)")
     }
 
     @Test("the host's gate tells a worker whether a core is idle, and a big TIFF comes out the same either way",

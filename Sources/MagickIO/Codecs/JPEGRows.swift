@@ -23,8 +23,10 @@ final class JPEGRows: RawRowSource {
 
     /// The header of `input` read, the file checked to be one this path decodes exactly, and
     /// decompression started at `scale`/8. libjpeg may allocate at most `memoryLimit` bytes.
+    /// `mapsFile`: whether a file (`descriptor`) is mapped rather than read (``mapsFile(size:)``
+    /// unless a test says).
     init(input: UnsafePointer<UInt8>?, descriptor: Int32, size: Int, scale: Int, memoryLimit: Int,
-         strictness: Strictness, interrupt: Interrupt?) throws(RowSourceFailure) {
+         strictness: Strictness, interrupt: Interrupt?, mapsFile: Bool? = nil) throws(RowSourceFailure) {
         let stop: mio_stop_callback = { context in
             guard let context else { return 0 }
             return Unmanaged<Interrupt>.fromOpaque(context).takeUnretainedValue().progressPoint() ? 0 : 1
@@ -40,8 +42,8 @@ final class JPEGRows: RawRowSource {
         self.strictness = strictness
         var input = input
         var status = stat()
-        // A file cut short since it was opened is read as before (its end a premature one).
-        if input == nil, descriptor >= 0, Self.mapsFile(size: size), fstat(descriptor, &status) == 0, status.st_size >= size,
+        // Not past the file's end as it is now (cut short since its size was taken, it is read).
+        if input == nil, descriptor >= 0, mapsFile ?? Self.mapsFile(size: size), fstat(descriptor, &status) == 0, status.st_size >= size,
            let base = mmap(nil, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, descriptor, 0), base != MAP_FAILED {
             mapping = (base, size)
             input = UnsafePointer(base.assumingMemoryBound(to: UInt8.self))
@@ -81,16 +83,19 @@ final class JPEGRows: RawRowSource {
     /// bytes are not copied: about 0.6 ms less CPU for a 12 MP photo (the last KiB of every
     /// 256 KiB read decoded at half speed, and the copy). The pages are the page cache's, not the
     /// worker's heap: its data limit does not count them, and its resident size grows by at most
-    /// ``maxMappedBytes``. Not in process: a file cut short while it is mapped ends its reader with
-    /// `SIGBUS`, which a worker's host reports as the decoder's crash (``MagickIOError/Kind/corruptImage``)
-    /// and a process of the user's would not survive. A file already shorter than when it was
-    /// opened is not mapped.
+    /// ``maxMappedBytes``. Not in process: a file cut short while it is mapped (or a page the disk
+    /// cannot read) ends its reader with `SIGBUS`, which a worker's host reports as the decoder's
+    /// crash (``MagickIOError/Kind/corruptImage``) and a process of the user's would not survive.
+    /// The worker maps the file at the size it finds when it opens it.
     static func mapsFile(size: Int) -> Bool {
         Worker.isWorker && size > 0 && size <= maxMappedBytes
     }
 
     /// The largest JPEG a worker maps: 8 MiB, a 24 MP photo and then some.
     static let maxMappedBytes = 8 << 20
+
+    /// Whether libjpeg reads the file where it lies (``mapsFile(size:)``).
+    var isMapped: Bool { mapping != nil }
 
     var rawRowBytes: Int { width * 3 }
 

@@ -129,7 +129,8 @@ struct DecodeEstimate: Sendable, Hashable {
     /// The estimate for a thumbnail through MagickIO's own JPEG or PNG path (``RowSource``), which
     /// never holds the decoded image: libjpeg's coefficient buffer for a progressive JPEG (as
     /// above; unknown header: assumed progressive 4:4:4) and the buffer a JPEG is read into
-    /// (``JPEGRows/readBufferBytes(fileBytes:)``), the decoder's and the resampler's rows
+    /// (``JPEGRows/readBufferBytes(fileBytes:)``; counted also where a worker maps the file
+    /// instead, ``JPEGRows/mapsFile(size:)``), the decoder's and the resampler's rows
     /// (at most eight sums of the decoded width in floats, the four source rows taken at a time
     /// (or up to sixteen of 8-bit RGB, which take less) and two more, and the decoder's own row buffers,
     /// counted as 64 more floats a pixel of width), and the output image (``resizeBytes``). A HEIC
