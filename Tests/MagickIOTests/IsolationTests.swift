@@ -67,45 +67,42 @@ struct IsolationTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mapped-jpeg-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        /// Every row libjpeg gives and how it ends ("done", or the failure's words), the file mapped or read.
-        func rows(_ url: URL, size: Int, mapped: Bool) throws -> (rows: [[UInt8]], end: String) {
+        /// Every row libjpeg gives, how it ends ("done", or the failure's words) and whether the file
+        /// was mapped, when `mapsFile` asks it to be mapped or read.
+        func rows(_ url: URL, size: Int, mapsFile: Bool) throws -> (rows: [[UInt8]], end: String, mapped: Bool) {
             let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
             #expect(descriptor >= 0)
             defer { close(descriptor) }
-            var rows: [[UInt8]] = []
+            var rows: [[UInt8]] = [], mapped = false
             do throws(RowSourceFailure) {
                 let decoder = try JPEGRows(input: nil, descriptor: descriptor, size: size, scale: 8, memoryLimit: 64 << 20,
-                                           strictness: .refuseDamage, interrupt: nil, mapsFile: mapped)
-                #expect(decoder.isMapped == mapped)
+                                           strictness: .refuseDamage, interrupt: nil, mapsFile: mapsFile)
+                mapped = decoder.isMapped
                 var row = [UInt8](repeating: 0, count: decoder.rawRowBytes)
                 for _ in 0..<decoder.height {
                     try decoder.readBytes(into: &row)
                     rows.append(row)
                 }
                 try decoder.finish()
-                return (rows, "done")
+                return (rows, "done", mapped)
             } catch {
-                return (rows, "\(error)")
+                return (rows, "\(error)", mapped)
             }
         }
         let original = try Data(contentsOf: Fixture.url("photo.jpg"))
         for cut in [original.count, original.count / 2, original.count - 1] {
             let url = folder.appendingPathComponent("photo-\(cut).jpg")
             try original.prefix(cut).write(to: url)
-            let (mapped, read) = (try rows(url, size: cut, mapped: true), try rows(url, size: cut, mapped: false))
+            let (mapped, read) = (try rows(url, size: cut, mapsFile: true), try rows(url, size: cut, mapsFile: false))
+            #expect(mapped.mapped && !read.mapped)
             #expect(!mapped.rows.isEmpty && (cut < original.count || (mapped.rows.count == 240 && mapped.end == "done")))
             #expect(mapped.rows == read.rows && mapped.end == read.end, "cut at \(cut): \(mapped.end) / \(read.end)")
         }
         // A file cut short after its size was taken is read, not mapped past its end.
         let url = folder.appendingPathComponent("photo-shrunk.jpg")
         try original.prefix(original.count / 2).write(to: url)
-        let shrunk = try rows(url, size: original.count, mapped: false)
-        #expect(shrunk.end != "done")
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-        defer { close(descriptor) }
-        let decoder = try? JPEGRows(input: nil, descriptor: descriptor, size: original.count, scale: 8, memoryLimit: 64 << 20,
-                                    strictness: .refuseDamage, interrupt: nil, mapsFile: true)
-        #expect(decoder != nil && decoder?.isMapped == false)
+        let shrunk = try rows(url, size: original.count, mapsFile: true)
+        #expect(!shrunk.mapped && !shrunk.rows.isEmpty && shrunk.end != "done", "\(shrunk.end)")
         // And behind the wall: a worker's thumbnail of the whole file is the one made in process.
         let (process, inProcess) = Self.both("photo.jpg") { try $0.thumbnail(maxPixelSize: 64) }
         #expect(process == inProcess && process.image?[2] == Image.Decoder.libjpeg.rawValue, "\(process) / \(inProcess)")
