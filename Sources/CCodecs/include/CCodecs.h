@@ -2,7 +2,8 @@
 #define CCODECS_H
 
 // MagickIO's own read paths for thumbnails: rows straight from libjpeg-turbo, libpng, libwebp
-// and libtiff, the libraries ImageMagick itself reads JPEG, PNG, WebP and TIFF with. Each call catches the
+// and libtiff, the libraries ImageMagick itself reads JPEG, PNG, WebP and TIFF with; and its JPEG
+// writer (libjpeg-turbo, as ImageMagick's coder calls it). Each call catches the
 // library's errors (setjmp inside the call, never across Swift frames) and returns a status; the
 // message of the first error or warning is kept for the caller. Nothing here allocates more than
 // the library's own state, its row buffers and, for a progressive JPEG, libjpeg's coefficient
@@ -71,6 +72,20 @@ int mio_jpeg_warnings(const mio_jpeg *jpeg);
 int mio_jpeg_stopped(const mio_jpeg *jpeg);
 // Nonzero when the decode stopped at `max_block_scans`.
 int mio_jpeg_limited(const mio_jpeg *jpeg);
+
+// ---- JPEG writer (jpeg_write.c) --------------------------------------------------------------
+
+// A baseline JPEG of `height` rows of `width` 8-bit pixels (`components` 3, RGB, or 1, grey),
+// compressed as ImageMagick's JPEG coder compresses the same rows when no jpeg:* option is set:
+// libjpeg's defaults, jpeg_set_quality(`quality`), the integer fast DCT up to quality 90 and the
+// slow one above, the sampling factors `sampling` gives (horizontal and vertical for the first
+// three components, the rest 1x1) or else libjpeg's, but all 1x1 from quality 90 up, Huffman
+// tables optimised, a JFIF header whose density is `x_density` by `y_density` in `density_unit`
+// (0 none, 1 inch, 2 cm) when both are nonzero (libjpeg's 1:1 otherwise). 0 and `*output`
+// (free() it) of `*length` bytes, or -1 with libjpeg's reason in `message`.
+int mio_jpeg_write(const uint8_t *rows, uint32_t width, uint32_t height, int components, int quality,
+                   const int *sampling, uint16_t x_density, uint16_t y_density, int density_unit, uint8_t **output,
+                   size_t *length, char *message, size_t message_size);
 
 // ---- PNG -------------------------------------------------------------------------------------
 

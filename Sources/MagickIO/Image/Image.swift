@@ -52,9 +52,22 @@ public struct Image: Sendable {
          animation: AnimationFrames? = nil) {
         wand.monitor(nil)  // no progress callback may outlive the call that set it
         wand.rewind()
-        storage = Storage(wand: wand)
-        width = wand.width
-        height = wand.height
+        self.init(storage: Storage(wand: wand), size: (wand.width, wand.height), orientation: orientation, warnings: warnings,
+                  decoder: decoder, animation: animation)
+    }
+
+    /// A decode worker's image (``ImageSnapshot``) and its pixels, made into a wand in this process
+    /// only when something needs ImageMagick (see ``Storage``).
+    init(answer snapshot: ImageSnapshot, pixels: [UInt8], orientation: Orientation, warnings: [String], decoder: Decoder,
+         animation: AnimationFrames?) {
+        self.init(storage: Storage(snapshot: snapshot, pixels: pixels), size: (snapshot.width, snapshot.height),
+                  orientation: orientation, warnings: warnings, decoder: decoder, animation: animation)
+    }
+
+    private init(storage: Storage, size: (width: Int, height: Int), orientation: Orientation, warnings: [String],
+                 decoder: Decoder, animation: AnimationFrames?) {
+        self.storage = storage
+        (width, height) = size
         self.orientation = orientation
         self.warnings = warnings
         self.decoder = decoder
@@ -110,6 +123,9 @@ public struct Image: Sendable {
                 return try encoder.encode(rgba: rgba, width: width, height: height, hasAlpha: hasAlpha)
             }
         }
+        if case .jpeg(let quality) = format, let data = try storage.directJPEG(quality: quality) {
+            return data
+        }
         return try storage.withCopy { wand throws(MagickIOError) in
             try wand.apply(metadata)
             return try wand.encode(as: format)
@@ -154,40 +170,93 @@ public struct Image: Sendable {
 extension Image {
     /// Owns the image's wand. The wand is touched only under `lock`: to copy its image into
     /// another wand, or to read its properties once.
-    /// `@unchecked Sendable`: the wand (not thread-safe) and the cached properties are touched only
-    /// under `lock`.
+    ///
+    /// A decode worker's image (``ImageSnapshot``) stays its snapshot and 16-bit pixels until
+    /// something needs ImageMagick: then it is made into a wand here, once (under the gate, as the
+    /// copy is: ``withCopy(_:)``). A JPEG of it needs none (``directJPEG(quality:)``), so a
+    /// thumbnail written as JPEG never becomes an ImageMagick image in its host.
+    /// `@unchecked Sendable`: the wand (not thread-safe), the snapshot and the cached properties
+    /// are touched only under `lock`.
     final class Storage: @unchecked Sendable {
-        private let wand: Wand
+        private var made: Wand?
+        private var answer: (snapshot: ImageSnapshot, pixels: [UInt8])?
         private let lock = NSLock()
         private var readProperties: ImageProperties?
 
         init(wand: Wand) {
-            self.wand = wand
+            made = wand
+        }
+
+        init(snapshot: ImageSnapshot, pixels: [UInt8]) {
+            answer = (snapshot, pixels)
+        }
+
+        /// The wand, made from the worker's answer on first use. Called under `lock`, within the
+        /// gate (a full pool then runs the caller again alone).
+        private func wand() throws(MagickIOError) -> Wand {
+            if let made { return made }
+            guard let (snapshot, pixels) = answer else { preconditionFailure("an image without pixels") }
+            let wand = Wand()
+            try pixels.withUnsafeBytes { pixels in
+                Result { () throws(MagickIOError) in try snapshot.restore(into: wand, pixels: pixels.baseAddress!) }
+            }.get()
+            made = wand
+            answer = nil
+            return wand
+        }
+
+        /// The pool the answer takes once made into a wand (8 bytes a pixel in ImageMagick's Q16
+        /// build); 0 once it is one. Called under `lock`.
+        private var answerBytes: Int {
+            answer.map { $0.snapshot.width.saturatingTimes($0.snapshot.height).saturatingTimes(8) } ?? 0
+        }
+
+        private var restoreBytes: Int { lock.withLock { answerBytes } }
+
+        /// The JPEG of a worker's answer not yet made into a wand, written without ImageMagick
+        /// (``ImageSnapshot/directJPEG(pixels:quality:)``); nil when ImageMagick writes it.
+        func directJPEG(quality: Int) throws(MagickIOError) -> Data? {
+            guard let (snapshot, pixels) = lock.withLock({ answer }) else { return nil }
+            return try pixels.withUnsafeBytes { pixels in
+                Result { () throws(MagickIOError) in try snapshot.directJPEG(pixels: pixels.baseAddress!, quality: quality) }
+            }.get()
         }
 
         /// The image's properties, read on first use (`MagickGetImage…`; reading EXIF tags
         /// parses the profile, so it is not done for images that never need it).
         var properties: ImageProperties {
-            lock.withLock {
+            if let kept = lock.withLock({ readProperties }) { return kept }
+            let read = try? AdmissionGate.shared.retryingAlone(restoreBytes) { () throws(MagickIOError) -> ImageProperties in
+                lock.lock()
+                defer { lock.unlock() }
                 if let readProperties { return readProperties }
+                let wand = try wand()
                 let properties = ImageProperties(wand: wand, format: wand.imageFormat)
                 readProperties = properties
                 return properties
+            }
+            if let read { return read }
+            // Only a worker's answer fails to be read (``wand()``), when this process has no room
+            // to make it into a wand even alone: what its snapshot says, without EXIF tags.
+            return lock.withLock {
+                readProperties ?? made.map { ImageProperties(wand: $0, format: $0.imageFormat) } ?? answer!.snapshot.propertiesWithoutEXIF
             }
         }
 
         func copyImage(into copy: Wand) throws(MagickIOError) {
             lock.lock()
             defer { lock.unlock() }
-            try copy.addImages(of: wand)
+            try copy.addImages(of: wand())
         }
 
         /// Runs `body` on the image's own wand, under the lock, for reads that change nothing
         /// (an export of RGB pixels; anything that may convert or write takes ``withCopy(_:)``).
         func reading<T>(_ body: (Wand) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
-            lock.lock()
-            defer { lock.unlock() }
-            return try body(wand)
+            try AdmissionGate.shared.retryingAlone(restoreBytes) { () throws(MagickIOError) -> T in
+                lock.lock()
+                defer { lock.unlock() }
+                return try body(wand())
+            }
         }
 
         /// Runs `body` on this thread's wand holding a copy of the image (`MagickAddImage`: the
@@ -196,7 +265,7 @@ extension Image {
         /// take that, it runs again alone (``AdmissionGate/retryingAlone(_:_:)``) rather than fail
         /// beside other work.
         func withCopy<T>(_ body: (Wand) throws(MagickIOError) -> T) throws(MagickIOError) -> T {
-            try AdmissionGate.shared.retryingAlone(cacheBytes) { () throws(MagickIOError) -> T in
+            try AdmissionGate.shared.retryingAlone(restoreBytes.saturatingPlus(cacheBytes)) { () throws(MagickIOError) -> T in
                 try Wand.withThreadWand { (copy: Wand) throws(MagickIOError) -> T in
                     try copyImage(into: copy)
                     return try body(copy)
@@ -207,7 +276,8 @@ extension Image {
         /// The pool a whole copy of every frame takes: 8 bytes a pixel in ImageMagick's Q16 build.
         private var cacheBytes: Int {
             lock.withLock {
-                wand.eachImage { wand.width.saturatingTimes(wand.height) }.reduce(0) { $0.saturatingPlus($1) }.saturatingTimes(8)
+                guard let made else { return answerBytes }
+                return made.eachImage { made.width.saturatingTimes(made.height) }.reduce(0) { $0.saturatingPlus($1) }.saturatingTimes(8)
             }
         }
     }

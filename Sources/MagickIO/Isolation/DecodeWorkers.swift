@@ -224,6 +224,11 @@ enum DecodeWorkers {
         return MagickIOError(.corruptImage, "the decoder crashed on this file (\(signal != 0 ? "signal \(signal)" : "exit \(exitStatus)"))")
     }
 
+    /// The most pixel bytes of an answer kept as the worker gave them (``Image/Storage``), outside
+    /// ImageMagick's pixel cache until something needs it: a 1024 px square RGB thumbnail's 16-bit
+    /// pixels (6 MiB); a larger image is made into a wand when it arrives.
+    static let keptAnswerBytes = 6 << 20
+
     /// The answer in the memory file `file`: the error, or the image made again from its pixels
     /// (or why it could not be made here). Throws only for an answer that cannot be read: the
     /// worker that gave it is not used again. A file whose size is not sealed is not mapped: the
@@ -263,8 +268,22 @@ enum DecodeWorkers {
                 frames = AnimationFrames(width: animation.width, height: animation.height, pixels: pixels,
                                          delays: animation.delays.map { .nanoseconds($0) }, loopCount: animation.loopCount)
             }
-            // The image takes this process's pixel cache (8 bytes a pixel): through the gate, as
-            // any image made here. Its failure is this process's, not the worker's, which answered.
+            // A thumbnail-sized image stays the worker's snapshot and pixels until something needs
+            // ImageMagick (``Image/Storage``): a JPEG of it is written without making it again here.
+            if snapshot.pixelBytes <= keptAnswerBytes {
+                let pixels = try [UInt8](unsafeUninitializedCapacity: snapshot.pixelBytes) { buffer, count throws(MagickIOError) in
+                    guard pread(file, buffer.baseAddress, snapshot.pixelBytes, off_t(snapshot.pixelOffset)) == snapshot.pixelBytes else {
+                        throw malformed
+                    }
+                    count = snapshot.pixelBytes
+                }
+                var image = Image(answer: snapshot, pixels: pixels, orientation: orientation, warnings: warnings, decoder: decoder,
+                                  animation: frames)
+                image.cropRect = cropRect
+                return .success(image)
+            }
+            // A larger image takes this process's pixel cache (8 bytes a pixel) now: through the gate,
+            // as any image made here. Its failure is this process's, not the worker's, which answered.
             let cacheBytes = snapshot.width.saturatingTimes(snapshot.height).saturatingTimes(8)
             return Result { () throws(MagickIOError) -> Image in
                 try AdmissionGate.shared.retryingAlone(cacheBytes) { () throws(MagickIOError) -> Image in

@@ -240,3 +240,105 @@ struct ImageSnapshot {
         }
     }
 }
+
+extension ImageSnapshot {
+    /// The JPEG ImageMagick's coder would write of this image made again (``restore(into:pixels:)``)
+    /// at `quality`, written by MagickIO's own writer (``JPEGWriter``) from the 16-bit `pixels`;
+    /// nil for an image whose JPEG depends on more than that writer reproduces (then ImageMagick
+    /// writes it). It reproduces an 8-bit RGB or grey image in sRGB or grey, without alpha,
+    /// profiles, comment or `jpeg:` settings (but the colour space and sampling factors
+    /// ImageMagick's reader notes, where its writer passes them over), not interlaced, of a density
+    /// that fits JFIF. ImageMagick's coder reads each sample as `ScaleQuantumToChar`, the nearest
+    /// 8-bit value to a 16-bit one (on 6.9's integers and 7.1's floats alike); it writes an RGB
+    /// image whose every pixel is grey (red, green and blue equal) as a grey JPEG, and so does this.
+    func directJPEG(pixels: UnsafeRawPointer, quality: Int) throws(MagickIOError) -> Data? {
+        guard sampleBytes == 2, animation == nil, depth <= 8, profiles.isEmpty,
+              map == "RGB" && colorspace == Int(sRGBColorspace.rawValue) || map == "I" && colorspace == Int(GRAYColorspace.rawValue),
+              interlace == Int(UndefinedInterlace.rawValue) || interlace == Int(NoInterlace.rawValue),
+              compression != Int(LosslessJPEGCompression.rawValue),
+              !properties.contains(where: { $0.name == "comment" || $0.name.hasPrefix("colorspace:") }),
+              !properties.contains(where: { $0.name.hasPrefix("jpeg:") && $0.name != "jpeg:colorspace" && $0.name != "jpeg:sampling-factor" }),
+              !artifacts.contains(where: { $0.name.hasPrefix("jpeg:") && $0.name != "jpeg:size" || $0.name.hasPrefix("colorspace:") }),
+              let density = jfifDensity else { return nil }
+        let channels = map.count
+        let count = width * height
+        let samples = pixels.assumingMemoryBound(to: UInt16.self)
+        var rows = [UInt8](repeating: 0, count: count * channels)
+        var grey = channels == 3
+        rows.withUnsafeMutableBufferPointer { out in
+            for index in 0..<count * channels {
+                out[index] = UInt8(truncatingIfNeeded: (UInt32(samples[index]) + 128) / 257)
+            }
+            if grey {
+                for pixel in 0..<count where samples[3 * pixel] != samples[3 * pixel + 1] || samples[3 * pixel + 1] != samples[3 * pixel + 2] {
+                    grey = false
+                    break
+                }
+            }
+            if grey {
+                for pixel in 0..<count { out[pixel] = out[3 * pixel] }
+            }
+        }
+        // The source's sampling factors, which ImageMagick's reader notes, are written again
+        // when the colour space it notes with them (or none) is the one written.
+        let written = grey || channels == 1 ? 1 : 2  // JCS_GRAYSCALE, JCS_RGB
+        var sampling: [Int32]?
+        if let factors = properties.first(where: { $0.name == "jpeg:sampling-factor" })?.value,
+           properties.first(where: { $0.name == "jpeg:colorspace" }).map({ Int($0.value) == written }) ?? true {
+            guard let parsed = Self.samplingFactors(factors) else { return nil }
+            sampling = parsed
+        }
+        return try rows.withUnsafeBufferPointer { rows throws(MagickIOError) in
+            try JPEGWriter.encode(rows: rows.baseAddress!, width: width, height: height, components: grey ? 1 : channels,
+                                  quality: quality, sampling: sampling, density: density)
+        }
+    }
+
+    /// The horizontal and vertical factors of the first three components that ImageMagick's coder
+    /// sets for a `jpeg:sampling-factor` of `text` ("2x2,1x1,1x1": a factor "H" alone is HxH, the
+    /// components past the list 1x1); nil for text outside that plain form (1 to 4 each, at most
+    /// three), whose parse the writer does not reproduce.
+    static func samplingFactors(_ text: String) -> [Int32]? {
+        let factors = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard (1...3).contains(factors.count) else { return nil }
+        var sampling = [Int32](repeating: 1, count: 6)
+        for (index, factor) in factors.enumerated() {
+            let sides = factor.split(separator: "x", omittingEmptySubsequences: false)
+            guard (1...2).contains(sides.count) else { return nil }
+            let values = sides.compactMap { side in side.allSatisfy { $0.isASCII && $0.isNumber } ? Int32(side) : nil }
+            guard values.count == sides.count, values.allSatisfy({ (1...4).contains($0) }) else { return nil }
+            sampling[2 * index] = values[0]
+            sampling[2 * index + 1] = values.last!
+        }
+        return sampling
+    }
+
+    /// The JFIF density ImageMagick's coder writes for this image's resolution: none (0) unless
+    /// both sides have one, then each side truncated to 16 bits, in the units when they are
+    /// inches or centimetres; nil for a resolution outside 1..<65536, whose C conversion the
+    /// writer does not reproduce.
+    private var jfifDensity: (x: UInt16, y: UInt16, unit: Int)? {
+        guard resolution.x != 0, resolution.y != 0 else { return (0, 0, 0) }
+        guard (1..<65536).contains(resolution.x), (1..<65536).contains(resolution.y) else { return nil }
+        return (UInt16(resolution.x), UInt16(resolution.y), resolution.units)
+    }
+}
+
+extension ImageSnapshot {
+    /// What ``ImageProperties/init(wand:format:)`` reads of this image made again, but the EXIF
+    /// tags (from its properties and profile): the properties of a worker's answer its host has no
+    /// room to make into a wand (``Image/Storage``).
+    var propertiesWithoutEXIF: ImageProperties {
+        let format = ImageFormat(rawValue: format)
+        var properties = ImageProperties(format: format, width: width, height: height)
+        properties.orientation = format.hasOrientationTag && (1...8).contains(orientation) ? Orientation(exifValue: orientation) : .up
+        properties.hasAlpha = map.hasSuffix("A")
+        properties.colorSpace = ImageProperties.colorSpaceName(ColorspaceType(rawValue: UInt32(colorspace)))
+        properties.bitDepth = depth
+        if resolution.x > 0, resolution.y > 0, resolution.units != Int(UndefinedResolution.rawValue) {
+            let scale = resolution.units == Int(PixelsPerCentimeterResolution.rawValue) ? 2.54 : 1
+            properties.resolution = .init(x: resolution.x * scale, y: resolution.y * scale)
+        }
+        return properties
+    }
+}
