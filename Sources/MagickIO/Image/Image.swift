@@ -132,7 +132,9 @@ public struct Image: Sendable {
         }
     }
 
-    /// Encodes the image and writes it to `url`, replacing any file there atomically.
+    /// Encodes the image and writes it to `url`, replacing any file there atomically: a reader
+    /// finds the old file or the new one, never part of either. The file is not flushed to disk
+    /// (as ImageIO and libvips write images); call `fsync` on it where it must survive a power loss.
     ///
     /// - Throws: ``MagickIOError`` of kind `encodingFailed` or `io`.
     public func write(to url: URL, as format: EncodingFormat, metadata: MetadataPolicy = .keepAll) throws {
@@ -140,12 +142,7 @@ public struct Image: Sendable {
     }
 
     func writeFile(to url: URL, as format: EncodingFormat, metadata: MetadataPolicy) throws(MagickIOError) {
-        let data = try encodedData(as: format, metadata: metadata)
-        do {
-            try data.write(to: url, options: .atomic)
-        } catch {
-            throw MagickIOError(.io, "cannot write \(url.path): \(error.localizedDescription)")
-        }
+        try AtomicFile.write(encodedData(as: format, metadata: metadata), to: url)
     }
 
     /// The pixels, 8 bits per channel, in `layout`, as stored (not turned upright); an image in
