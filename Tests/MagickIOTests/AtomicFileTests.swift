@@ -41,6 +41,19 @@ struct AtomicFileTests {
         #expect(try Self.leftovers(directory.url).isEmpty)
     }
 
+    @Test("a symbolic link at the path is replaced, its target left alone")
+    func symbolicLink() throws {
+        let directory = try TemporaryDirectory("atomic-link")
+        let target = directory.url.appendingPathComponent("target.txt")
+        try Data("kept".utf8).write(to: target)
+        let link = directory.url.appendingPathComponent("t.png")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        try Fixture.source("alpha.png").thumbnail(maxPixelSize: 10).write(to: link, as: .png)
+        #expect(try Data(contentsOf: target) == Data("kept".utf8))
+        #expect(try FileManager.default.attributesOfItem(atPath: link.path)[.type] as? FileAttributeType == .typeRegular)
+        #expect(try ImageSource(url: link).properties().pixelWidth == 10)
+    }
+
     @Test("a path that cannot be written: an io error naming it, and nothing left behind", arguments: ["missing/t.png", "directory"])
     func failure(relative: String) throws {
         let directory = try TemporaryDirectory("atomic-fail")

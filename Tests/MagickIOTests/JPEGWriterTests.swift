@@ -31,6 +31,7 @@ struct JPEGWriterTests {
         ("orient-5.tif", 21, true), ("bmp-os2v2.bmp", 17, true), ("alpha.png", 20, false), ("patches.gif", 1, false),
     ])
     func sameBytes(name: String, side: Int, own: Bool) throws {
+        try #require(JPEGWriter.reproducesImageMagick, "\(ImageMagick.version)")
         let source = try Fixture.source(name)
         #expect(source.decodingOptions.isolation == .process)
         let image = try source.thumbnail(maxPixelSize: side)
@@ -50,13 +51,21 @@ struct JPEGWriterTests {
     }
 
     /// A snapshot of a 256x256 image whose 65,536 pixels take every 16-bit value in red (green and
-    /// blue other values, or the same when `grey`), with its pixels.
-    static func everyValue(grey: Bool, resolution: (Double, Double, ResolutionType)) throws -> (ImageSnapshot, [UInt8]) {
+    /// blue other values, or the same when `grey`), with its pixels. `nearGrey`: every pixel's
+    /// channels round to the same 8-bit value but differ in their 16 bits (grey to ImageMagick 7.1,
+    /// which rounds them when the depth is set, and colour to 6.9).
+    static func everyValue(grey: Bool, resolution: (Double, Double, ResolutionType), nearGrey: Bool = false) throws -> (ImageSnapshot, [UInt8]) {
         var samples = [UInt16](repeating: 0, count: 256 * 256 * 3)
         for value in 0..<65536 {
             samples[3 * value] = UInt16(value)
             samples[3 * value + 1] = grey ? UInt16(value) : UInt16(65535 - value)
             samples[3 * value + 2] = grey ? UInt16(value) : UInt16((value * 7919) & 0xFFFF)
+            if nearGrey {
+                let level = (value % 256) * 257
+                samples[3 * value] = UInt16(level)
+                samples[3 * value + 1] = UInt16(level == 65535 ? level - 1 : level + 1)
+                samples[3 * value + 2] = UInt16(level == 0 ? 1 : level - 1)
+            }
         }
         let wand = Wand()
         try samples.withUnsafeBytes { pixels in
@@ -78,8 +87,10 @@ struct JPEGWriterTests {
         (false, (0.0, 0.0, UndefinedResolution)), (true, (0.0, 0.0, UndefinedResolution)),
         (false, (300.0, 150.0, PixelsPerInchResolution)), (true, (118.11, 118.11, PixelsPerCentimeterResolution)),
         (false, (72.0, 72.0, UndefinedResolution)), (false, (72.0, 0.0, PixelsPerInchResolution)),
+        (false, (32766.9, 1.0, PixelsPerInchResolution)),
     ])
     func everySample(grey: Bool, resolution: (Double, Double, ResolutionType)) throws {
+        try #require(JPEGWriter.reproducesImageMagick, "\(ImageMagick.version)")
         let (snapshot, pixels) = try Self.everyValue(grey: grey, resolution: resolution)
         let image = MagickIO.Image(answer: snapshot, pixels: pixels, orientation: .up, warnings: [], decoder: .imageMagick, animation: nil)
         // A grey image is written with one component, as ImageMagick writes it.
@@ -91,11 +102,36 @@ struct JPEGWriterTests {
         }
     }
 
+    @Test("pixels grey at 8 bits but not at 16: grey as this ImageMagick decides, the same bytes as its coder")
+    func nearGrey() throws {
+        try #require(JPEGWriter.reproducesImageMagick, "\(ImageMagick.version)")
+        let (snapshot, pixels) = try Self.everyValue(grey: false, resolution: (0, 0, UndefinedResolution), nearGrey: true)
+        let image = MagickIO.Image(answer: snapshot, pixels: pixels, orientation: .up, warnings: [], decoder: .imageMagick, animation: nil)
+        let written = try ImageSource(data: try #require(try image.storage.directJPEG(quality: 85)))
+        #expect(try written.properties().colorSpace == (JPEGWriter.roundsToDepth ? "gray" : "srgb"))
+        for (quality, direct, magick) in try Self.bothWriters(image) {
+            #expect(try #require(direct) == magick, "quality \(quality)")
+        }
+    }
+
+    @Test("the ImageMagick lines whose coder the own writer reproduces", arguments: [
+        ("ImageMagick 6.9.11-60 Q16 x86_64 2021-01-25 https://imagemagick.org", true),
+        ("ImageMagick 6.9.13-25 Q16 x86_64 https://legacy.imagemagick.org", true),
+        ("ImageMagick 7.1.1-43 Q16-HDRI x86_64 22550 https://imagemagick.org", true),
+        ("ImageMagick 7.1.1-29 Q16-HDRI x86_64", true), ("ImageMagick 7.1.1-28 Q16-HDRI x86_64", false),
+        ("ImageMagick 7.1.2-0 Q16-HDRI x86_64", false), ("ImageMagick 7.0.10-62 Q16 x86_64", false),
+        ("ImageMagick 6.8.9-9 Q16 x86_64", false), ("GraphicsMagick 1.3.40", false), ("", false),
+    ])
+    func lines(version: String, reproduces: Bool) {
+        #expect(JPEGWriter.reproduces(version: version) == reproduces)
+    }
+
     @Test("the sampling factors ImageMagick's reader notes: the same bytes as ImageMagick's coder, or left to it", arguments: [
         ("2x2,1x1,1x1", nil), ("1x1", nil), ("2x1", "2"), ("2x2", "4"), ("1x2,1x1,1x1", nil), ("2", "1"), ("4x4,2x2,1x1", nil),
         ("2x2, 1x1", nil), ("+2x2", nil), ("1x1,1x1,1x1,1x1", nil), ("5x5", nil),
     ] as [(String, String?)])
     func samplingFactors(factors: String, colorspace: String?) throws {
+        try #require(JPEGWriter.reproducesImageMagick, "\(ImageMagick.version)")
         for grey in [false, true] {
             var (snapshot, pixels) = try Self.everyValue(grey: grey, resolution: (0, 0, UndefinedResolution))
             snapshot.properties.append(("jpeg:sampling-factor", factors))
@@ -133,6 +169,7 @@ struct JPEGWriterTests {
 
     @Test("what the own writer leaves to ImageMagick: a profile, a comment, jpeg: settings, a density JFIF cannot hold")
     func leftToImageMagick() throws {
+        try #require(JPEGWriter.reproducesImageMagick, "\(ImageMagick.version)")
         let (snapshot, pixels) = try Self.everyValue(grey: false, resolution: (0, 0, UndefinedResolution))
         var profiled = snapshot
         profiled.profiles = [("icc", sRGBProfile)]
@@ -140,6 +177,12 @@ struct JPEGWriterTests {
         commented.properties.append(("comment", "hello"))
         var quality = snapshot
         quality.properties.append(("jpeg:quality", "85"))
+        var capitalised = snapshot
+        capitalised.properties.append(("Comment", "a PNG's tEXt keyword"))
+        var spaced = snapshot
+        spaced.properties += [("jpeg:sampling-factor", "1x1"), ("jpeg:colorspace", " 2")]
+        var large = snapshot
+        large.resolution = (32767, 72, Int(PixelsPerInchResolution.rawValue))
         var auto = snapshot
         auto.properties.append(("colorspace:auto-grayscale", "false"))
         var hinted = snapshot
@@ -157,7 +200,7 @@ struct JPEGWriterTests {
                 Result { () throws(MagickIOError) in try snapshot.directJPEG(pixels: pixels.baseAddress!, quality: 85) }
             }.get()
         }
-        for other in [profiled, commented, quality, auto, hinted, dense, fractional, interlaced, deep] {
+        for other in [profiled, commented, quality, capitalised, spaced, large, auto, hinted, dense, fractional, interlaced, deep] {
             #expect(try own(other) == nil)
         }
         // The image itself is written by the own writer.

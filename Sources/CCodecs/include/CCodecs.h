@@ -3,7 +3,8 @@
 
 // MagickIO's own read paths for thumbnails: rows straight from libjpeg-turbo, libpng, libwebp
 // and libtiff, the libraries ImageMagick itself reads JPEG, PNG, WebP and TIFF with; and its JPEG
-// writer (libjpeg-turbo, as ImageMagick's coder calls it). Each call catches the
+// writer (libjpeg-turbo, as ImageMagick's coder calls it; it allocates the JPEG it returns, and
+// keeps no warning). Each call catches the
 // library's errors (setjmp inside the call, never across Swift frames) and returns a status; the
 // message of the first error or warning is kept for the caller. Nothing here allocates more than
 // the library's own state, its row buffers and, for a progressive JPEG, libjpeg's coefficient

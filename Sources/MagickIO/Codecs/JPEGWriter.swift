@@ -1,4 +1,6 @@
 internal import CCodecs
+internal import CMagickCompat
+internal import CMagickWand
 import Foundation
 
 /// MagickIO's own JPEG writer: libjpeg-turbo, called as ImageMagick's JPEG coder calls it
@@ -7,6 +9,26 @@ import Foundation
 /// stays the writer of every other image and format. Tests hold both writers to the same bytes
 /// (`JPEGWriterTests`).
 enum JPEGWriter {
+    /// Whether the ImageMagick this process runs writes a JPEG as this writer does: 6.9, and 7.1.1
+    /// from 7.1.1-29 (earlier 7.1.1 wrote a 0:0 density for an image without a resolution). The
+    /// tests hold both writers to the same bytes on 6.9.11-60 (Debian 12) and 7.1.1-43 (Debian 13);
+    /// any other line is left to ImageMagick's coder.
+    static let reproducesImageMagick = reproduces(version: ImageMagick.version)
+
+    static func reproduces(version: String) -> Bool {
+        // "ImageMagick 7.1.1-43 Q16-HDRI x86_64 ..."
+        let words = version.split(separator: " ")
+        guard words.count > 1, words[0] == "ImageMagick" else { return false }
+        let numbers = words[1].split(whereSeparator: { $0 == "." || $0 == "-" }).map { Int($0) }
+        guard numbers.count == 4, let major = numbers[0], let minor = numbers[1], let patch = numbers[2],
+              let build = numbers[3] else { return false }
+        return major == 6 && minor == 9 || major == 7 && minor == 1 && patch == 1 && build >= 29
+    }
+
+    /// Whether ImageMagick rounds an image's quanta to its depth when the depth is set (7.1's
+    /// `SetImageDepth` does; 6.9's keeps the 16-bit quanta): its test for a grey image then
+    /// compares 8-bit values.
+    static let roundsToDepth = cmc_is_imagemagick_7() != MagickFalse
     /// The JPEG of `height` rows of `width` 8-bit pixels at `rows`, `components` a pixel (3, RGB, or
     /// 1, grey), at `quality` (1...100), with the `sampling` factors (horizontal and vertical, of
     /// the first three components) or ImageMagick's default ones, with a JFIF density when
@@ -14,7 +36,7 @@ enum JPEGWriter {
     static func encode(rows: UnsafePointer<UInt8>, width: Int, height: Int, components: Int, quality: Int,
                        sampling: [Int32]?, density: (x: UInt16, y: UInt16, unit: Int)) throws(MagickIOError) -> Data {
         precondition(components == 1 || components == 3)
-        guard (1...65500).contains(width), (1...65500).contains(height) else {
+        guard (1...Int(UInt32.max)).contains(width), (1...Int(UInt32.max)).contains(height) else {
             throw MagickIOError(.encodingFailed, "a JPEG cannot be \(width)x\(height) pixels")
         }
         var output: UnsafeMutablePointer<UInt8>?

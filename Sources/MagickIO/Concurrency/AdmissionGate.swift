@@ -21,7 +21,9 @@ import Foundation
 /// to finish, and new ones wait for it. So an image that decodes alone never fails beside others
 /// for want of cache.
 ///
-/// Images that callers hold (results not yet encoded and dropped) fill the pool too. A decode that
+/// Images that callers hold (results not yet encoded and dropped) fill the pool too, once they
+/// are ImageMagick images (a decode worker's thumbnail is one only when something needs it:
+/// ``Image/Storage``). A decode that
 /// does not fit beside them waits for them to be given back (``poolChanged()``, called whenever a
 /// wand is destroyed) rather than starting into a full pool and failing; when nothing has been
 /// given back for ``heldImagesPatience`` and no decode runs, the holder is keeping them, and the

@@ -4,8 +4,10 @@ import Foundation
 /// so that a reader of the path finds the old file or the new one, never part of either
 /// (``Image/write(to:as:metadata:)``). The new file is not flushed to disk before the rename
 /// (no `fsync`, as ImageIO, libvips and Pillow write images): after a power loss or a kernel crash
-/// the path may hold the old file, or an empty one. Its permissions are the replaced file's, or a
-/// new file's (0666 less the umask).
+/// the path may hold the old file, or an empty one. Its permissions are the replaced file's
+/// (read, write and execute bits; where the file system takes them), or a new file's (0666 less
+/// the umask); a file replaced is never readable by more than it was while the new one is written.
+/// A symbolic link at the path is replaced by the file, not followed.
 enum AtomicFile {
     static func write(_ data: Data, to url: URL) throws(MagickIOError) {
         let path = url.path
@@ -15,11 +17,15 @@ enum AtomicFile {
         let directory = url.deletingLastPathComponent().path
         let name = url.lastPathComponent
         guard !name.isEmpty, name != "/" else { throw failure("not a file name", EISDIR) }
+        // A file replaced keeps its permissions: the new one is made readable by its owner only,
+        // and given them once it exists (best effort: some file systems refuse fchmod).
+        var existing = stat()
+        let replaced = lstat(path, &existing) == 0 && existing.st_mode & S_IFMT == S_IFREG
         var temporary = ""
         var descriptor: Int32 = -1
         for _ in 0..<16 {
             temporary = directory + "/." + name + ".magickio-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
-            descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, replaced ? 0o600 : 0o666)
             if descriptor >= 0 || errno != EEXIST { break }
         }
         guard descriptor >= 0 else { throw failure("cannot create a file beside it") }
@@ -28,10 +34,8 @@ enum AtomicFile {
             if descriptor >= 0 { close(descriptor) }
             if !done { unlink(temporary) }
         }
-        // A file replaced keeps its permissions.
-        var existing = stat()
-        if stat(path, &existing) == 0, existing.st_mode & S_IFMT == S_IFREG, fchmod(descriptor, existing.st_mode & 0o7777) != 0 {
-            throw failure("cannot keep its permissions")
+        if replaced {
+            _ = fchmod(descriptor, existing.st_mode & 0o777)
         }
         let code = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Int32 in
             var offset = 0

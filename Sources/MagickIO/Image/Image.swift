@@ -134,7 +134,8 @@ public struct Image: Sendable {
 
     /// Encodes the image and writes it to `url`, replacing any file there atomically: a reader
     /// finds the old file or the new one, never part of either. The file is not flushed to disk
-    /// (as ImageIO and libvips write images); call `fsync` on it where it must survive a power loss.
+    /// (as ImageIO and libvips write images): where it must survive a power loss, `fsync` it and
+    /// its directory. A file replaced keeps its permissions; a symbolic link is replaced, not followed.
     ///
     /// - Throws: ``MagickIOError`` of kind `encodingFailed` or `io`.
     public func write(to url: URL, as format: EncodingFormat, metadata: MetadataPolicy = .keepAll) throws {
@@ -170,8 +171,11 @@ extension Image {
     ///
     /// A decode worker's image (``ImageSnapshot``) stays its snapshot and 16-bit pixels until
     /// something needs ImageMagick: then it is made into a wand here, once (under the gate, as the
-    /// copy is: ``withCopy(_:)``). A JPEG of it needs none (``directJPEG(quality:)``), so a
-    /// thumbnail written as JPEG never becomes an ImageMagick image in its host.
+    /// copy is: ``withCopy(_:)``). A JPEG of it needs none where MagickIO's own writer reproduces
+    /// ImageMagick's (``directJPEG(quality:)``): such a thumbnail, written as JPEG, never becomes an
+    /// ImageMagick image in its host. Held this way, its pixels are outside ImageMagick's pool
+    /// (at most ``DecodeWorkers/keptAnswerBytes`` each); an answer ImageMagick cannot make again
+    /// (a profile it rejects) fails when first used, not when it arrives.
     /// `@unchecked Sendable`: the wand (not thread-safe), the snapshot and the cached properties
     /// are touched only under `lock`.
     final class Storage: @unchecked Sendable {
@@ -233,8 +237,9 @@ extension Image {
                 return properties
             }
             if let read { return read }
-            // Only a worker's answer fails to be read (``wand()``), when this process has no room
-            // to make it into a wand even alone: what its snapshot says, without EXIF tags.
+            // Only a worker's answer fails to be read (``wand()``): when this process has no room
+            // to make it into a wand even alone, or ImageMagick refuses what it carries. What its
+            // snapshot says, without EXIF tags.
             return lock.withLock {
                 readProperties ?? made.map { ImageProperties(wand: $0, format: $0.imageFormat) } ?? answer!.snapshot.propertiesWithoutEXIF
             }

@@ -229,8 +229,9 @@ enum DecodeWorkers {
     /// pixels (6 MiB); a larger image is made into a wand when it arrives.
     static let keptAnswerBytes = 6 << 20
 
-    /// The answer in the memory file `file`: the error, or the image made again from its pixels
-    /// (or why it could not be made here). Throws only for an answer that cannot be read: the
+    /// The answer in the memory file `file`: the error, or the image, kept as the worker gave it
+    /// when it is small (``keptAnswerBytes``) and else made again here from its pixels (or why it
+    /// could not be). Throws only for an answer that cannot be read: the
     /// worker that gave it is not used again. A file whose size is not sealed is not mapped: the
     /// worker keeps its descriptor and could cut it as this process reads (SIGBUS here). An
     /// animation's frames, copied into this process's memory, are refused past `most` bytes (the

@@ -245,34 +245,44 @@ extension ImageSnapshot {
     /// The JPEG ImageMagick's coder would write of this image made again (``restore(into:pixels:)``)
     /// at `quality`, written by MagickIO's own writer (``JPEGWriter``) from the 16-bit `pixels`;
     /// nil for an image whose JPEG depends on more than that writer reproduces (then ImageMagick
-    /// writes it). It reproduces an 8-bit RGB or grey image in sRGB or grey, without alpha,
-    /// profiles, comment or `jpeg:` settings (but the colour space and sampling factors
-    /// ImageMagick's reader notes, where its writer passes them over), not interlaced, of a density
-    /// that fits JFIF. ImageMagick's coder reads each sample as `ScaleQuantumToChar`, the nearest
-    /// 8-bit value to a 16-bit one (on 6.9's integers and 7.1's floats alike); it writes an RGB
-    /// image whose every pixel is grey (red, green and blue equal) as a grey JPEG, and so does this.
+    /// writes it), and on an ImageMagick whose coder it was not checked against
+    /// (``JPEGWriter/reproducesImageMagick``). It reproduces an 8-bit RGB or grey image in sRGB or
+    /// grey, without alpha, profiles, comment or `jpeg:` settings (but the colour space and
+    /// sampling factors ImageMagick's reader notes), not interlaced, of a density that fits JFIF.
+    /// ImageMagick's coder reads each sample as `ScaleQuantumToChar`, the nearest 8-bit value to a
+    /// 16-bit one (on 6.9's integers and 7.1's floats alike), and writes an RGB image whose every
+    /// pixel is grey as a grey JPEG: red, green and blue equal in its quanta, which 6.9 keeps at 16
+    /// bits and 7.1 rounds to 8 when the depth is set (``restore(into:pixels:)``). So does this.
     func directJPEG(pixels: UnsafeRawPointer, quality: Int) throws(MagickIOError) -> Data? {
-        guard sampleBytes == 2, animation == nil, depth <= 8, profiles.isEmpty,
+        // ImageMagick's properties and artifacts are found by name whatever its case.
+        let properties = Dictionary(self.properties.map { ($0.name.lowercased(), $0.value) }) { first, _ in first }
+        let artifacts = Set(self.artifacts.map { $0.name.lowercased() })
+        guard JPEGWriter.reproducesImageMagick, sampleBytes == 2, animation == nil, depth <= 8, profiles.isEmpty,
               map == "RGB" && colorspace == Int(sRGBColorspace.rawValue) || map == "I" && colorspace == Int(GRAYColorspace.rawValue),
               interlace == Int(UndefinedInterlace.rawValue) || interlace == Int(NoInterlace.rawValue),
               compression != Int(LosslessJPEGCompression.rawValue),
-              !properties.contains(where: { $0.name == "comment" || $0.name.hasPrefix("colorspace:") }),
-              !properties.contains(where: { $0.name.hasPrefix("jpeg:") && $0.name != "jpeg:colorspace" && $0.name != "jpeg:sampling-factor" }),
-              !artifacts.contains(where: { $0.name.hasPrefix("jpeg:") && $0.name != "jpeg:size" || $0.name.hasPrefix("colorspace:") }),
+              properties["comment"] == nil, !properties.keys.contains(where: { $0.hasPrefix("colorspace:") }),
+              !properties.keys.contains(where: { $0.hasPrefix("jpeg:") && $0 != "jpeg:colorspace" && $0 != "jpeg:sampling-factor" }),
+              !artifacts.contains(where: { $0.hasPrefix("jpeg:") && $0 != "jpeg:size" || $0.hasPrefix("colorspace:") }),
               let density = jfifDensity else { return nil }
         let channels = map.count
         let count = width * height
         let samples = pixels.assumingMemoryBound(to: UInt16.self)
         var rows = [UInt8](repeating: 0, count: count * channels)
         var grey = channels == 3
+        let greyAtEightBits = JPEGWriter.roundsToDepth
         rows.withUnsafeMutableBufferPointer { out in
             for index in 0..<count * channels {
                 out[index] = UInt8(truncatingIfNeeded: (UInt32(samples[index]) + 128) / 257)
             }
             if grey {
-                for pixel in 0..<count where samples[3 * pixel] != samples[3 * pixel + 1] || samples[3 * pixel + 1] != samples[3 * pixel + 2] {
-                    grey = false
-                    break
+                for pixel in 0..<count {
+                    let (r, g, b) = greyAtEightBits ? (UInt16(out[3 * pixel]), UInt16(out[3 * pixel + 1]), UInt16(out[3 * pixel + 2]))
+                        : (samples[3 * pixel], samples[3 * pixel + 1], samples[3 * pixel + 2])
+                    if r != g || g != b {
+                        grey = false
+                        break
+                    }
                 }
             }
             if grey {
@@ -280,13 +290,17 @@ extension ImageSnapshot {
             }
         }
         // The source's sampling factors, which ImageMagick's reader notes, are written again
-        // when the colour space it notes with them (or none) is the one written.
+        // when the colour space it notes with them (or none) is the one written; a colour space
+        // that is not a plain number (which its `strtol` would read) is left to it.
         let written = grey || channels == 1 ? 1 : 2  // JCS_GRAYSCALE, JCS_RGB
         var sampling: [Int32]?
-        if let factors = properties.first(where: { $0.name == "jpeg:sampling-factor" })?.value,
-           properties.first(where: { $0.name == "jpeg:colorspace" }).map({ Int($0.value) == written }) ?? true {
-            guard let parsed = Self.samplingFactors(factors) else { return nil }
-            sampling = parsed
+        if let factors = properties["jpeg:sampling-factor"] {
+            let noted = properties["jpeg:colorspace"]
+            guard noted.map({ $0.allSatisfy { $0.isASCII && $0.isNumber } && Int($0) != nil }) ?? true else { return nil }
+            if noted.map({ Int($0) == written }) ?? true {
+                guard let parsed = Self.samplingFactors(factors) else { return nil }
+                sampling = parsed
+            }
         }
         return try rows.withUnsafeBufferPointer { rows throws(MagickIOError) in
             try JPEGWriter.encode(rows: rows.baseAddress!, width: width, height: height, components: grey ? 1 : channels,
@@ -313,13 +327,13 @@ extension ImageSnapshot {
         return sampling
     }
 
-    /// The JFIF density ImageMagick's coder writes for this image's resolution: none (0) unless
-    /// both sides have one, then each side truncated to 16 bits, in the units when they are
-    /// inches or centimetres; nil for a resolution outside 1..<65536, whose C conversion the
-    /// writer does not reproduce.
+    /// The JFIF density ImageMagick's coder writes for this image's resolution: none unless both
+    /// sides have one, then each side truncated to 16 bits, in the units when they are inches or
+    /// centimetres; nil for a resolution outside 1..<32767, where 6.9 (which converts any nonzero
+    /// one) and 7.1 (which writes one below 32767 only) part ways, or the C conversion is undefined.
     private var jfifDensity: (x: UInt16, y: UInt16, unit: Int)? {
         guard resolution.x != 0, resolution.y != 0 else { return (0, 0, 0) }
-        guard (1..<65536).contains(resolution.x), (1..<65536).contains(resolution.y) else { return nil }
+        guard (1..<32767).contains(resolution.x), (1..<32767).contains(resolution.y) else { return nil }
         return (UInt16(resolution.x), UInt16(resolution.y), resolution.units)
     }
 }
