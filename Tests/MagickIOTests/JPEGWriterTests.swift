@@ -51,9 +51,9 @@ struct JPEGWriterTests {
     }
 
     /// A snapshot of a 256x256 image whose 65,536 pixels take every 16-bit value in red (green and
-    /// blue other values, or the same when `grey`), with its pixels. `nearGrey`: every pixel's
-    /// channels round to the same 8-bit value but differ in their 16 bits (grey to ImageMagick 7.1,
-    /// which rounds them when the depth is set, and colour to 6.9).
+    /// blue other values, or the same when `grey`), with its pixels, at depth 8 (which 7.1 moves to
+    /// its 8-bit levels, 6.9 not). `nearGrey`: every pixel's channels round to the same 8-bit value
+    /// but differ in their 16 bits, and the depth is only noted, as a 6.9 worker's thumbnail has it.
     static func everyValue(grey: Bool, resolution: (Double, Double, ResolutionType), nearGrey: Bool = false) throws -> (ImageSnapshot, [UInt8]) {
         var samples = [UInt16](repeating: 0, count: 256 * 256 * 3)
         for value in 0..<65536 {
@@ -71,10 +71,11 @@ struct JPEGWriterTests {
         try samples.withUnsafeBytes { pixels in
             Result { () throws(MagickIOError) in try wand.constitute(width: 256, height: 256, map: "RGB", sixteenBits: true, pixels: pixels.baseAddress!) }
         }.get()
-        MagickSetImageDepth(wand.pointer, 8)
+        if !nearGrey { MagickSetImageDepth(wand.pointer, 8) }
         MagickSetImageResolution(wand.pointer, resolution.0, resolution.1)
         MagickSetImageUnits(wand.pointer, resolution.2)
         var snapshot = ImageSnapshot(wand)
+        snapshot.depth = 8
         var pixels = [UInt8](repeating: 0, count: snapshot.pixelBytes)
         try pixels.withUnsafeMutableBytes { buffer in
             Result { () throws(MagickIOError) in try snapshot.exportPixels(wand, into: buffer.baseAddress!) }
@@ -102,15 +103,21 @@ struct JPEGWriterTests {
         }
     }
 
-    @Test("pixels grey at 8 bits but not at 16: grey as this ImageMagick decides, the same bytes as its coder")
+    @Test("pixels grey at 8 bits but not at 16, at depth 8: colour on 6.9, the same bytes as its coder; left to 7.1's")
     func nearGrey() throws {
         try #require(JPEGWriter.reproducesImageMagick, "\(ImageMagick.version)")
         let (snapshot, pixels) = try Self.everyValue(grey: false, resolution: (0, 0, UndefinedResolution), nearGrey: true)
         let image = MagickIO.Image(answer: snapshot, pixels: pixels, orientation: .up, warnings: [], decoder: .imageMagick, animation: nil)
-        let written = try ImageSource(data: try #require(try image.storage.directJPEG(quality: 85)))
-        #expect(try written.properties().colorSpace == (JPEGWriter.roundsToDepth ? "gray" : "srgb"))
         for (quality, direct, magick) in try Self.bothWriters(image) {
-            #expect(try #require(direct) == magick, "quality \(quality)")
+            if JPEGWriter.movesQuantaToDepth {
+                // 7.1 moves the quanta to its 8-bit levels by a rule of its own: its coder writes them.
+                #expect(direct == nil, "quality \(quality)")
+                #expect(try ImageSource(data: magick).properties().pixelWidth == 256)
+            } else {
+                let direct = try #require(direct, "quality \(quality)")
+                #expect(direct == magick, "quality \(quality)")
+                #expect(try ImageSource(data: direct).properties().colorSpace == "srgb")
+            }
         }
     }
 

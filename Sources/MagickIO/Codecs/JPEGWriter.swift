@@ -25,10 +25,10 @@ enum JPEGWriter {
         return major == 6 && minor == 9 || major == 7 && minor == 1 && patch == 1 && build >= 29
     }
 
-    /// Whether ImageMagick rounds an image's quanta to its depth when the depth is set (7.1's
-    /// `SetImageDepth` does; 6.9's keeps the 16-bit quanta): its test for a grey image then
-    /// compares 8-bit values.
-    static let roundsToDepth = cmc_is_imagemagick_7() != MagickFalse
+    /// Whether ImageMagick moves an image's quanta to the levels of its depth when the depth is set
+    /// (7.1's `SetImageDepth` does, by its own rule; 6.9's keeps the 16-bit quanta): then only an
+    /// image already on them is written here (``ImageSnapshot/directJPEG(pixels:quality:)``).
+    static let movesQuantaToDepth = cmc_is_imagemagick_7() != MagickFalse
     /// The JPEG of `height` rows of `width` 8-bit pixels at `rows`, `components` a pixel (3, RGB, or
     /// 1, grey), at `quality` (1...100), with the `sampling` factors (horizontal and vertical, of
     /// the first three components) or ImageMagick's default ones, with a JFIF density when

@@ -250,9 +250,11 @@ extension ImageSnapshot {
     /// grey, without alpha, profiles, comment or `jpeg:` settings (but the colour space and
     /// sampling factors ImageMagick's reader notes), not interlaced, of a density that fits JFIF.
     /// ImageMagick's coder reads each sample as `ScaleQuantumToChar`, the nearest 8-bit value to a
-    /// 16-bit one (on 6.9's integers and 7.1's floats alike), and writes an RGB image whose every
-    /// pixel is grey as a grey JPEG: red, green and blue equal in its quanta, which 6.9 keeps at 16
-    /// bits and 7.1 rounds to 8 when the depth is set (``restore(into:pixels:)``). So does this.
+    /// 16-bit one, and writes an RGB image whose every pixel is grey (red, green and blue equal in
+    /// its quanta) as a grey JPEG. So does this. 6.9 keeps an 8-bit image's 16-bit quanta as they
+    /// are; 7.1 moves them to its own 8-bit levels when the restore sets the depth, so there only
+    /// quanta already on those levels (multiples of 257, as every 7.1 worker's thumbnail has) are
+    /// written here.
     func directJPEG(pixels: UnsafeRawPointer, quality: Int) throws(MagickIOError) -> Data? {
         // ImageMagick's properties and artifacts are found by name whatever its case.
         let properties = Dictionary(self.properties.map { ($0.name.lowercased(), $0.value) }) { first, _ in first }
@@ -270,25 +272,24 @@ extension ImageSnapshot {
         let samples = pixels.assumingMemoryBound(to: UInt16.self)
         var rows = [UInt8](repeating: 0, count: count * channels)
         var grey = channels == 3
-        let greyAtEightBits = JPEGWriter.roundsToDepth
+        var offLevel = false
         rows.withUnsafeMutableBufferPointer { out in
             for index in 0..<count * channels {
-                out[index] = UInt8(truncatingIfNeeded: (UInt32(samples[index]) + 128) / 257)
+                let sample = UInt32(samples[index])
+                out[index] = UInt8(truncatingIfNeeded: (sample + 128) / 257)
+                if sample % 257 != 0 { offLevel = true }
             }
             if grey {
-                for pixel in 0..<count {
-                    let (r, g, b) = greyAtEightBits ? (UInt16(out[3 * pixel]), UInt16(out[3 * pixel + 1]), UInt16(out[3 * pixel + 2]))
-                        : (samples[3 * pixel], samples[3 * pixel + 1], samples[3 * pixel + 2])
-                    if r != g || g != b {
-                        grey = false
-                        break
-                    }
+                for pixel in 0..<count where samples[3 * pixel] != samples[3 * pixel + 1] || samples[3 * pixel + 1] != samples[3 * pixel + 2] {
+                    grey = false
+                    break
                 }
             }
             if grey {
                 for pixel in 0..<count { out[pixel] = out[3 * pixel] }
             }
         }
+        if offLevel && JPEGWriter.movesQuantaToDepth { return nil }
         // The source's sampling factors, which ImageMagick's reader notes, are written again
         // when the colour space it notes with them (or none) is the one written; a colour space
         // that is not a plain number (which its `strtol` would read) is left to it.
