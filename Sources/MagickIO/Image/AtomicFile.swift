@@ -6,8 +6,9 @@ import Foundation
 /// (no `fsync`, as ImageIO, libvips and Pillow write images): after a power loss or a kernel crash
 /// the path may hold the old file, or an empty one. Its permissions are the replaced file's
 /// (read, write and execute bits; where the file system takes them), or a new file's (0666 less
-/// the umask); a file replaced is never readable by more than it was while the new one is written.
-/// A symbolic link at the path is replaced by the file, not followed.
+/// the umask); while the new file is written in place of an old one, only its owner can read it.
+/// A symbolic link at the path is replaced by the file, not followed. The file beside it is named
+/// `.magickio-` and a random suffix, whatever the target's name.
 enum AtomicFile {
     static func write(_ data: Data, to url: URL) throws(MagickIOError) {
         let path = url.path
@@ -24,7 +25,7 @@ enum AtomicFile {
         var temporary = ""
         var descriptor: Int32 = -1
         for _ in 0..<16 {
-            temporary = directory + "/." + name + ".magickio-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            temporary = directory + "/.magickio-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
             descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, replaced ? 0o600 : 0o666)
             if descriptor >= 0 || errno != EEXIST { break }
         }

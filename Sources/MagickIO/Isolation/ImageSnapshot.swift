@@ -247,19 +247,22 @@ extension ImageSnapshot {
     /// nil for an image whose JPEG depends on more than that writer reproduces (then ImageMagick
     /// writes it), and on an ImageMagick whose coder it was not checked against
     /// (``JPEGWriter/reproducesImageMagick``). It reproduces an 8-bit RGB or grey image in sRGB or
-    /// grey, without alpha, profiles, comment or `jpeg:` settings (but the colour space and
+    /// grey at depth 8, without alpha, profiles, comment or `jpeg:` settings (but the colour space and
     /// sampling factors ImageMagick's reader notes), not interlaced, of a density that fits JFIF.
     /// ImageMagick's coder reads each sample as `ScaleQuantumToChar`, the nearest 8-bit value to a
     /// 16-bit one, and writes an RGB image whose every pixel is grey (red, green and blue equal in
     /// its quanta) as a grey JPEG. So does this. 6.9 keeps an 8-bit image's 16-bit quanta as they
     /// are; 7.1 moves them to its own 8-bit levels when the restore sets the depth, so there only
     /// quanta already on those levels (multiples of 257, as every 7.1 worker's thumbnail has) are
-    /// written here.
+    /// written here. One difference is left: ImageMagick optimises the Huffman tables only when its
+    /// memory resource has room for the rows at that moment, where this writer always does (its
+    /// JPEG is then smaller than ImageMagick's, not the same).
     func directJPEG(pixels: UnsafeRawPointer, quality: Int) throws(MagickIOError) -> Data? {
         // ImageMagick's properties and artifacts are found by name whatever its case.
-        let properties = Dictionary(self.properties.map { ($0.name.lowercased(), $0.value) }) { first, _ in first }
+        // (The restore sets them in order: the last of two names that differ in case wins.)
+        let properties = Dictionary(self.properties.map { ($0.name.lowercased(), $0.value) }) { _, last in last }
         let artifacts = Set(self.artifacts.map { $0.name.lowercased() })
-        guard JPEGWriter.reproducesImageMagick, sampleBytes == 2, animation == nil, depth <= 8, profiles.isEmpty,
+        guard JPEGWriter.reproducesImageMagick, sampleBytes == 2, animation == nil, depth == 8, profiles.isEmpty,
               map == "RGB" && colorspace == Int(sRGBColorspace.rawValue) || map == "I" && colorspace == Int(GRAYColorspace.rawValue),
               interlace == Int(UndefinedInterlace.rawValue) || interlace == Int(NoInterlace.rawValue),
               compression != Int(LosslessJPEGCompression.rawValue),
@@ -292,12 +295,12 @@ extension ImageSnapshot {
         if offLevel && JPEGWriter.movesQuantaToDepth { return nil }
         // The source's sampling factors, which ImageMagick's reader notes, are written again
         // when the colour space it notes with them (or none) is the one written; a colour space
-        // that is not a plain number (which its `strtol` would read) is left to it.
+        // that is not a plain number of C's `int` (which its `strtol` and cast would read) is left to it.
         let written = grey || channels == 1 ? 1 : 2  // JCS_GRAYSCALE, JCS_RGB
         var sampling: [Int32]?
         if let factors = properties["jpeg:sampling-factor"] {
             let noted = properties["jpeg:colorspace"]
-            guard noted.map({ $0.allSatisfy { $0.isASCII && $0.isNumber } && Int($0) != nil }) ?? true else { return nil }
+            guard noted.map({ $0.allSatisfy { $0.isASCII && $0.isNumber } && Int32($0) != nil }) ?? true else { return nil }
             if noted.map({ Int($0) == written }) ?? true {
                 guard let parsed = Self.samplingFactors(factors) else { return nil }
                 sampling = parsed
