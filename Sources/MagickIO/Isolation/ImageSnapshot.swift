@@ -258,18 +258,48 @@ extension ImageSnapshot {
     /// memory resource has room for the rows at that moment, where this writer always does (its
     /// JPEG is then smaller than ImageMagick's, not the same).
     func directJPEG(pixels: UnsafeRawPointer, quality: Int) throws(MagickIOError) -> Data? {
-        // ImageMagick's properties and artifacts are found by name whatever its case.
-        // (The restore sets them in order: the last of two names that differ in case wins.)
+        // ImageMagick's properties are found by name whatever its case. (The restore sets them in
+        // order: the last of two names that differ in case wins.)
         let properties = Dictionary(self.properties.map { ($0.name.lowercased(), $0.value) }) { _, last in last }
-        let artifacts = Set(self.artifacts.map { $0.name.lowercased() })
-        guard JPEGWriter.reproducesImageMagick, sampleBytes == 2, animation == nil, depth == 8, profiles.isEmpty,
-              map == "RGB" && colorspace == Int(sRGBColorspace.rawValue) || map == "I" && colorspace == Int(GRAYColorspace.rawValue),
-              interlace == Int(UndefinedInterlace.rawValue) || interlace == Int(NoInterlace.rawValue),
-              compression != Int(LosslessJPEGCompression.rawValue),
-              properties["comment"] == nil, !properties.keys.contains(where: { $0.hasPrefix("colorspace:") }),
-              !properties.keys.contains(where: { $0.hasPrefix("jpeg:") && $0 != "jpeg:colorspace" && $0 != "jpeg:sampling-factor" }),
-              !artifacts.contains(where: { $0.hasPrefix("jpeg:") && $0 != "jpeg:size" || $0.hasPrefix("colorspace:") }),
-              let density = jfifDensity else { return nil }
+        guard JPEGWriter.reproducesImageMagick, writesAsOwnJPEG(properties), let density = jfifDensity,
+              let (rows, grey) = eightBitRows(pixels) else { return nil }
+        // The source's sampling factors, which ImageMagick's reader notes, are written again
+        // when the colour space it notes with them (or none) is the one written; a colour space
+        // that is not a plain number of C's `int` (which its `strtol` and cast would read) is left to it.
+        let written = grey || map.count == 1 ? 1 : 2  // JCS_GRAYSCALE, JCS_RGB
+        var sampling: [Int32]?
+        if let factors = properties["jpeg:sampling-factor"] {
+            let noted = properties["jpeg:colorspace"]
+            guard noted.map({ $0.allSatisfy { $0.isASCII && $0.isNumber } && Int32($0) != nil }) ?? true else { return nil }
+            if noted.map({ Int($0) == written }) ?? true {
+                guard let parsed = Self.samplingFactors(factors) else { return nil }
+                sampling = parsed
+            }
+        }
+        return try rows.withUnsafeBufferPointer { rows throws(MagickIOError) in
+            try JPEGWriter.encode(rows: rows.baseAddress!, width: width, height: height, components: grey ? 1 : map.count,
+                                  quality: quality, sampling: sampling, density: density)
+        }
+    }
+
+    /// Whether what ImageMagick's coder reads of the image besides its pixels is what the own
+    /// writer writes: 8-bit RGB in sRGB or grey, no alpha, frames, profiles, comment, interlace,
+    /// lossless JPEG or `jpeg:` settings but those its reader notes (`properties`: lowercased).
+    private func writesAsOwnJPEG(_ properties: [String: String]) -> Bool {
+        let artifacts = self.artifacts.map { $0.name.lowercased() }
+        return sampleBytes == 2 && animation == nil && depth == 8 && profiles.isEmpty
+            && (map == "RGB" && colorspace == Int(sRGBColorspace.rawValue) || map == "I" && colorspace == Int(GRAYColorspace.rawValue))
+            && (interlace == Int(UndefinedInterlace.rawValue) || interlace == Int(NoInterlace.rawValue))
+            && compression != Int(LosslessJPEGCompression.rawValue)
+            && properties["comment"] == nil && !properties.keys.contains { $0.hasPrefix("colorspace:") }
+            && !properties.keys.contains { $0.hasPrefix("jpeg:") && $0 != "jpeg:colorspace" && $0 != "jpeg:sampling-factor" }
+            && !artifacts.contains { $0.hasPrefix("jpeg:") && $0 != "jpeg:size" || $0.hasPrefix("colorspace:") }
+    }
+
+    /// The 8-bit rows ImageMagick's coder hands libjpeg for the 16-bit `pixels`, and whether it
+    /// writes them grey (one sample a pixel); nil on a line that moves quanta off its 8-bit
+    /// levels when the depth is set (``JPEGWriter/movesQuantaToDepth``) for pixels that are off them.
+    private func eightBitRows(_ pixels: UnsafeRawPointer) -> (rows: [UInt8], grey: Bool)? {
         let channels = map.count
         let count = width * height
         let samples = pixels.assumingMemoryBound(to: UInt16.self)
@@ -293,23 +323,7 @@ extension ImageSnapshot {
             }
         }
         if offLevel && JPEGWriter.movesQuantaToDepth { return nil }
-        // The source's sampling factors, which ImageMagick's reader notes, are written again
-        // when the colour space it notes with them (or none) is the one written; a colour space
-        // that is not a plain number of C's `int` (which its `strtol` and cast would read) is left to it.
-        let written = grey || channels == 1 ? 1 : 2  // JCS_GRAYSCALE, JCS_RGB
-        var sampling: [Int32]?
-        if let factors = properties["jpeg:sampling-factor"] {
-            let noted = properties["jpeg:colorspace"]
-            guard noted.map({ $0.allSatisfy { $0.isASCII && $0.isNumber } && Int32($0) != nil }) ?? true else { return nil }
-            if noted.map({ Int($0) == written }) ?? true {
-                guard let parsed = Self.samplingFactors(factors) else { return nil }
-                sampling = parsed
-            }
-        }
-        return try rows.withUnsafeBufferPointer { rows throws(MagickIOError) in
-            try JPEGWriter.encode(rows: rows.baseAddress!, width: width, height: height, components: grey ? 1 : channels,
-                                  quality: quality, sampling: sampling, density: density)
-        }
+        return (grey ? Array(rows.prefix(count)) : rows, grey)
     }
 
     /// The horizontal and vertical factors of the first three components that ImageMagick's coder
