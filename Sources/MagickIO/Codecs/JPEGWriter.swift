@@ -9,16 +9,17 @@ import Foundation
 /// stays the writer of every other image and format. Tests hold both writers to the same bytes
 /// (`JPEGWriterTests`).
 enum JPEGWriter {
-    /// Whether the ImageMagick this process runs writes a JPEG as this writer does: a Q16 build of
-    /// 6.9, or of 7.1.1 from 7.1.1-29 (earlier 7.1.1 wrote a 0:0 density for an image without a
-    /// resolution). The tests hold both writers to the same bytes on 6.9.11-60 (Debian 12) and
-    /// 7.1.1-43 (Debian 13); any other line or quantum depth is left to ImageMagick's coder.
+    /// Whether the ImageMagick this process runs writes a JPEG as this writer does: a Q16 build
+    /// (16-bit integer quanta, not HDRI) of 6.9, or of 7.1.1 from 7.1.1-29 (earlier 7.1.1 wrote a
+    /// 0:0 density for an image without a resolution). The tests hold both writers to the same
+    /// bytes on 6.9.11-60 and 7.1.1-43, Debian 12's and 13's, both Q16; any other line, quantum
+    /// depth or HDRI build is left to ImageMagick's coder.
     static let reproducesImageMagick = reproduces(version: ImageMagick.version)
 
     static func reproduces(version: String) -> Bool {
-        // "ImageMagick 7.1.1-43 Q16-HDRI x86_64 ..."
+        // "ImageMagick 7.1.1-43 Q16 x86_64 22550 https://imagemagick.org"
         let words = version.split(separator: " ")
-        guard words.count > 2, words[0] == "ImageMagick", words[2] == "Q16" || words[2] == "Q16-HDRI" else { return false }
+        guard words.count > 2, words[0] == "ImageMagick", words[2] == "Q16" else { return false }
         let numbers = words[1].split(whereSeparator: { $0 == "." || $0 == "-" }).map { Int($0) }
         guard numbers.count == 4, let major = numbers[0], let minor = numbers[1], let patch = numbers[2],
               let build = numbers[3] else { return false }

@@ -252,7 +252,8 @@ extension ImageSnapshot {
     /// ImageMagick's coder reads each sample as `ScaleQuantumToChar`, the nearest 8-bit value to a
     /// 16-bit one, and writes an RGB image whose every pixel is grey (red, green and blue equal in
     /// its quanta) as a grey JPEG. So does this. 6.9 keeps an 8-bit image's 16-bit quanta as they
-    /// are; 7.1 moves them to its own 8-bit levels when the restore sets the depth, so there only
+    /// are; 7.1 moves them to its 8-bit levels when the restore sets the depth (to 257 times the
+    /// quantum over 257, rounded down: measured on 7.1.1-43), so there only
     /// quanta already on those levels (multiples of 257, as every 7.1 worker's thumbnail has) are
     /// written here. One difference is left: ImageMagick optimises the Huffman tables only when its
     /// memory resource has room for the rows at that moment, where this writer always does (its
