@@ -61,7 +61,7 @@ static inline __attribute__((always_inline)) const float *mio_tile_bytes(const u
 #define MIO_ADD_WEIGHTED_ROWS(name, type)                                                                      \
     MIO_CLONES                                                                                                 \
     void name(const type *const *rows, intptr_t n, const float *weights, float *const *sums, intptr_t m,       \
-              size_t count) {                                                                                  \
+              size_t count, const uint8_t *fresh) {                                                            \
         if (n % 4 == 0 && n <= 16 && m <= 16) {                                                               \
             /* The first and past the last four with a weight for each sum. */                                 \
             intptr_t from[16], to[16];                                                                         \
@@ -84,7 +84,24 @@ static inline __attribute__((always_inline)) const float *mio_tile_bytes(const u
                 for (intptr_t k = 0; k < n; k++) row[k] = MIO_TILE_ROW_##type(rows, k, c0, length, tile);      \
                 for (intptr_t j = 0; j < m; j++) {                                                             \
                     float *restrict sum = sums[j] + c0;                                                        \
-                    for (intptr_t g = from[j]; g < to[j]; g++) {                                               \
+                    intptr_t g = from[j];                                                                      \
+                    if (fresh[j]) {                                                                            \
+                        /* A sum's first four are its value: 0 + x is x (but for -0, which any later */       \
+                        /* sum or the clamp makes 0 again), without zeroing it first. */                      \
+                        if (g >= to[j]) {                                                                      \
+                            for (size_t i = 0; i < length; i++) sum[i] = 0;                                    \
+                            continue;                                                                          \
+                        }                                                                                      \
+                        const float *w = weights + j * n + 4 * g;                                              \
+                        const float wa = w[0], wb = w[1], wc = w[2], wd = w[3];                                \
+                        const float *restrict a = row[4 * g], *restrict b = row[4 * g + 1];                    \
+                        const float *restrict c = row[4 * g + 2], *restrict d = row[4 * g + 3];                \
+                        for (size_t i = 0; i < length; i++) {                                                  \
+                            sum[i] = a[i] * wa + b[i] * wb + c[i] * wc + d[i] * wd;                            \
+                        }                                                                                      \
+                        g++;                                                                                   \
+                    }                                                                                          \
+                    for (; g < to[j]; g++) {                                                                   \
                         const float *w = weights + j * n + 4 * g;                                              \
                         const float wa = w[0], wb = w[1], wc = w[2], wd = w[3];                                \
                         const float *restrict a = row[4 * g], *restrict b = row[4 * g + 1];                    \
@@ -99,6 +116,9 @@ static inline __attribute__((always_inline)) const float *mio_tile_bytes(const u
         }                                                                                                      \
         for (intptr_t j = 0; j < m; j++) {                                                                     \
             float *restrict sum = sums[j];                                                                     \
+            if (fresh[j]) {                                                                                    \
+                for (size_t i = 0; i < count; i++) sum[i] = 0;                                                 \
+            }                                                                                                  \
             for (intptr_t k = 0; k < n && k < 16; k++) {                                                       \
                 const type *restrict row = rows[k];                                                            \
                 const float weight = weights[j * n + k];                                                       \

@@ -91,7 +91,8 @@ struct ResampleTests {
                 for (pointer, values) in zip(pointers + sumPointers, rows + sums) { pointer.initialize(from: values, count: length) }
                 let taken: [UnsafePointer<Float>?] = pointers.map { UnsafePointer($0) }
                 let into: [UnsafeMutablePointer<Float>?] = sumPointers
-                Resampler.addWeighted(taken, count: rows.count, weights, into: into, count: targets, length: length)
+                Resampler.addWeighted(taken, count: rows.count, weights, into: into, count: targets, length: length,
+                                      fresh: [UInt8](repeating: 0, count: targets))
                 for (target, pointer) in sumPointers.enumerated() {
                     let sum = Array(UnsafeBufferPointer(start: pointer, count: length))
                     #expect(zip(sum, expected[target]).allSatisfy { abs($0 - $1) <= 1e-6 },
@@ -169,12 +170,46 @@ struct ResampleTests {
                 return (together.map { Array(UnsafeBufferPointer(start: $0, count: length)) },
                         byFours.map { Array(UnsafeBufferPointer(start: $0, count: length)) })
             }
-            let (bytesTogether, bytesByFours) = added(bytes) { mio_rs_add_weighted_bytes($0, $1, $2, $3, $4, length) }
+            let (bytesTogether, bytesByFours) = added(bytes) { mio_rs_add_weighted_bytes($0, $1, $2, $3, $4, length, [UInt8](repeating: 0, count: $4)) }
             #expect(bytesTogether == bytesByFours, "8-bit rows, \(rows) at once, \(length) columns")
-            let (floatsTogether, floatsByFours) = added(floats) { mio_rs_add_weighted_rows($0, $1, $2, $3, $4, length) }
+            let (floatsTogether, floatsByFours) = added(floats) { mio_rs_add_weighted_rows($0, $1, $2, $3, $4, length, [UInt8](repeating: 0, count: $4)) }
             #expect(floatsTogether == floatsByFours, "float rows, \(rows) at once, \(length) columns")
             #expect(bytesTogether[1] != start[1] && bytesTogether[2] != start[2], "the sums were added to")
         }
+    }
+
+    @Test("a fresh sum is written as zeros plus its rows, whatever its memory held", arguments: [16, 8, 4, 3, 1])
+    func freshSums(rows: Int) {
+        var generator = SystemRandomNumberGenerator()
+        let length = 300, sums = 5
+        let bytes = (0..<rows).map { _ in (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+        // Sum 2's weights are all zero (a fresh sum with nothing to add is zeros); the others random.
+        let weights = (0..<(sums * rows)).map { $0 / rows == 2 ? 0 : Float.random(in: -0.01...0.01, using: &generator) }
+        func run(fresh: [UInt8], start: Float) -> [[Float]] {
+            let rowPointers = bytes.map { values in
+                let pointer = UnsafeMutablePointer<UInt8>.allocate(capacity: length)
+                pointer.initialize(from: values, count: length)
+                return pointer
+            }
+            let sumPointers = (0..<sums).map { _ in
+                let pointer = UnsafeMutablePointer<Float>.allocate(capacity: length)
+                pointer.initialize(repeating: start, count: length)
+                return pointer
+            }
+            defer { rowPointers.forEach { $0.deallocate() }; sumPointers.forEach { $0.deallocate() } }
+            let taken = rowPointers.map { UnsafePointer($0) as UnsafePointer<UInt8>? }
+            let into: [UnsafeMutablePointer<Float>?] = sumPointers
+            mio_rs_add_weighted_bytes(taken, rows, weights, into, sums, length, fresh)
+            return sumPointers.map { Array(UnsafeBufferPointer(start: $0, count: length)) }
+        }
+        let zeroed = run(fresh: [UInt8](repeating: 0, count: sums), start: 0)
+        let fresh = run(fresh: [1, 1, 1, 0, 1], start: .nan)
+        for sum in [0, 1, 2, 4] {
+            #expect(fresh[sum] == zeroed[sum], "sum \(sum), \(rows) rows")
+        }
+        #expect(fresh[2].allSatisfy { $0 == 0 }, "a fresh sum with no weight is zeros")
+        #expect(fresh[3].allSatisfy { $0.isNaN }, "a sum that is not fresh is added to")
+        #expect(zeroed[0].contains { $0 != 0 })
     }
 
     @Test("8-bit RGB rows resample as their floats do, reducing by two or more or not",

@@ -16,13 +16,15 @@ void mio_rs_unit8(const uint8_t *samples, float *row, size_t count);
 void mio_rs_unit16(const uint16_t *samples, float *row, size_t count);
 
 /// For each of the `m` sums: `sums[j][i] += rows[0][i] * weights[j * n] + ... + rows[n - 1][i] *
-/// weights[j * n + n - 1]` for `count` floats, `n` at most 16.
+/// weights[j * n + n - 1]` for `count` floats, `n` at most 16. A sum whose `fresh[j]` is nonzero
+/// holds nothing yet (whatever its memory holds is not read): it is written as if it were zeros,
+/// its first rows' part its value (0 + x is x but for -0, which the clamp makes 0).
 void mio_rs_add_weighted_rows(const float *const *rows, intptr_t n, const float *weights, float *const *sums, intptr_t m,
-                              size_t count);
+                              size_t count, const uint8_t *fresh);
 
 /// ``mio_rs_add_weighted_rows`` for `count` 8-bit samples (weights scaled by 1/255 for floats 0...1).
 void mio_rs_add_weighted_bytes(const uint8_t *const *rows, intptr_t n, const float *weights, float *const *sums,
-                               intptr_t m, size_t count);
+                               intptr_t m, size_t count, const uint8_t *fresh);
 
 /// Filters `row` across into `out`, `width` output pixels of `channels` (3 or 4) floats: output
 /// pixel x is the sum over its `count[x]` taps t of `row[(first[x] + t) * channels + c] *
