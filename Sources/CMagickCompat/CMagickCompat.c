@@ -210,6 +210,69 @@ MagickBooleanType cmc_set_image_extent(MagickWand *wand, size_t columns, size_t 
     return MagickFalse;
 }
 
+// ClampToQuantum(QuantumRange * v) in double for `count` floats: 0 at or below 0, QuantumRange at
+// or above it, else the quantum nearest (ties up), in a loop the compiler makes vector code of.
+static void float_quanta(const float *floats, unsigned short *quanta, size_t count) {
+    const double range = (double)QuantumRange;
+    for (size_t i = 0; i < count; i++) {
+        const double value = range * (double)floats[i];
+        const double rounded = value >= range ? range : value + 0.5;
+        quanta[i] = (unsigned short)(int)(value <= 0 ? 0 : rounded);
+    }
+}
+
+MagickBooleanType cmc_import_float_row(MagickWand *wand, ssize_t y, size_t columns, size_t channels, const float *row) {
+    Image *image = GetImageFromMagickWand(wand);
+    if (image == NULL || (channels != 3 && channels != 4) || image->columns != columns || y < 0 || (size_t)y >= image->rows
+        || image->storage_class != DirectClass) {
+        return MagickFalse;
+    }
+#if MAGICKCORE_HDRI_ENABLE || MAGICKCORE_QUANTUM_DEPTH != 16
+    // Floating-point or other-sized quanta: ImageMagick's import writes them (the caller's fallback).
+    (void)row;
+    return MagickFalse;
+#endif
+#if MagickLibVersion >= 0x700
+    if ((channels == 4) != (image->alpha_trait != UndefinedPixelTrait)) return MagickFalse;
+    ExceptionInfo *exception = AcquireExceptionInfo();
+    Quantum *q = GetAuthenticPixels(image, 0, y, columns, 1, exception);
+    const size_t step = GetPixelChannels(image);
+#else
+    if ((channels == 4) != (image->matte != MagickFalse)) return MagickFalse;
+    ExceptionInfo *exception = &image->exception;
+    PixelPacket *q = GetAuthenticPixels(image, 0, y, columns, 1, exception);
+#endif
+    MagickBooleanType status = MagickFalse;
+    if (q != NULL) {
+        unsigned short quanta[3 * 1024];
+        const size_t chunk = sizeof quanta / sizeof quanta[0] / channels;
+        for (size_t done = 0; done < columns; done += chunk) {
+            const size_t pixels = columns - done < chunk ? columns - done : chunk;
+            float_quanta(row + done * channels, quanta, pixels * channels);
+            for (const unsigned short *p = quanta; p < quanta + pixels * channels; p += channels) {
+#if MagickLibVersion >= 0x700
+                SetPixelRed(image, p[0], q);
+                SetPixelGreen(image, p[1], q);
+                SetPixelBlue(image, p[2], q);
+                if (channels == 4) SetPixelAlpha(image, p[3], q);
+                q += step;
+#else
+                SetPixelRed(q, p[0]);
+                SetPixelGreen(q, p[1]);
+                SetPixelBlue(q, p[2]);
+                if (channels == 4) SetPixelAlpha(q, p[3]);
+                q++;
+#endif
+            }
+        }
+        status = SyncAuthenticPixels(image, exception);
+    }
+#if MagickLibVersion >= 0x700
+    DestroyExceptionInfo(exception);
+#endif
+    return status;
+}
+
 MagickBooleanType cmc_constitute_image(MagickWand *wand, size_t columns, size_t rows, const char *map, StorageType storage,
                                        const void *pixels, ColorspaceType colorspace, char *reason, size_t reason_size) {
     if (reason_size > 0) reason[0] = 0;

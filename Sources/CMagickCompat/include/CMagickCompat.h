@@ -47,6 +47,14 @@ void cmc_take_image_exceptions(MagickWand *wand, MagickBooleanType whole_if_none
 /// is written to `reason`.
 MagickBooleanType cmc_set_image_extent(MagickWand *wand, size_t columns, size_t rows, char *reason, size_t reason_size);
 
+/// Writes row `y` of the wand's current image from `columns` pixels of `channels` (3: RGB, 4:
+/// RGBA) floats 0...1, each sample the quantum `MagickImportImagePixels` (FloatPixel) makes of it,
+/// `ClampToQuantum(QuantumRange * v)` in double (Q16 only), written straight into the pixel cache: the same
+/// pixels without the import's work a sample. False, with nothing written, unless the image is
+/// `columns` wide, holds row `y`, is DirectClass and has alpha exactly when `channels` is 4 (the
+/// import's own cases, which the caller then runs), or when the row cannot be had.
+MagickBooleanType cmc_import_float_row(MagickWand *wand, ssize_t y, size_t columns, size_t channels, const float *row);
+
 /// Adds to the wand an image of `columns` x `rows` from `pixels` in `map` order, as
 /// MagickConstituteImage makes it (AcquireImage without the wand's settings, with alpha when the
 /// map has an A, the pixels zeroed, then imported), but in `colorspace` (set before the import, as

@@ -43,8 +43,12 @@ extension Wand {
         try check(MagickSetImage(pointer, result.pointer), fallback: .corruptImage)
     }
 
-    /// Writes `row` (`width` pixels of floats in `map` order) as row `y` of the current image.
+    /// Writes `row` (`width` pixels of floats in `map` order) as row `y` of the current image: an
+    /// RGB or RGBA row straight into the pixel cache (``cmc_import_float_row``, the quanta
+    /// `MagickImportImagePixels` makes, at a fraction of its cost a sample), anything else, or a row
+    /// that cannot be written so, by `MagickImportImagePixels`.
     func importRow(_ y: Int, _ row: UnsafeMutablePointer<Float>, map: String) throws(MagickIOError) {
+        if map == "RGB" || map == "RGBA", cmc_import_float_row(pointer, y, width, map.utf8.count, row) != MagickFalse { return }
         try check(MagickImportImagePixels(pointer, 0, y, width, 1, map, FloatPixel, row), fallback: .corruptImage)
     }
 
