@@ -141,3 +141,21 @@ int mio_jpeg_write(const uint8_t *rows, uint32_t width, uint32_t height, int com
     free(writer);
     return 0;
 }
+
+int mio_quanta_to_bytes(const uint16_t *quanta, size_t count, uint8_t *bytes) {
+    uint32_t off = 0;
+    for (size_t i = 0; i < count; i++) {
+        const uint32_t quantum = quanta[i];
+        bytes[i] = (uint8_t)((quantum + 128) / 257);
+        off |= quantum - quantum / 257 * 257;
+    }
+    return off == 0;
+}
+
+int mio_quanta_are_grey(const uint16_t *quanta, size_t pixels) {
+    uint32_t differ = 0;
+    for (size_t i = 0; i < pixels; i++) {
+        differ |= (uint32_t)(quanta[3 * i] ^ quanta[3 * i + 1]) | (uint32_t)(quanta[3 * i + 1] ^ quanta[3 * i + 2]);
+    }
+    return differ == 0;
+}

@@ -88,6 +88,14 @@ int mio_jpeg_write(const uint8_t *rows, uint32_t width, uint32_t height, int com
                    const int *sampling, uint16_t x_density, uint16_t y_density, int density_unit, uint8_t **output,
                    size_t *length, char *message, size_t message_size);
 
+// The 8-bit samples ImageMagick's JPEG coder reads of `count` 16-bit quanta (ScaleQuantumToChar:
+// the nearest, `(q + 128) / 257`) into `bytes`; returns 1 when every quantum is one of the 8-bit
+// levels (a multiple of 257), else 0.
+int mio_quanta_to_bytes(const uint16_t *quanta, size_t count, uint8_t *bytes);
+
+// Whether each of the `pixels` RGB pixels of 16-bit quanta has red, green and blue equal (1) or not (0).
+int mio_quanta_are_grey(const uint16_t *quanta, size_t pixels);
+
 // ---- PNG -------------------------------------------------------------------------------------
 
 typedef struct mio_png mio_png;

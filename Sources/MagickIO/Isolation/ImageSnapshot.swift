@@ -1,3 +1,4 @@
+internal import CCodecs
 internal import CMagickCompat
 internal import CMagickWand
 import Foundation
@@ -304,27 +305,23 @@ extension ImageSnapshot {
         let channels = map.count
         let count = width * height
         let samples = pixels.assumingMemoryBound(to: UInt16.self)
-        var rows = [UInt8](repeating: 0, count: count * channels)
-        var grey = channels == 3
-        var offLevel = false
-        rows.withUnsafeMutableBufferPointer { out in
-            for index in 0..<count * channels {
-                let sample = UInt32(samples[index])
-                out[index] = UInt8(truncatingIfNeeded: (sample + 128) / 257)
-                if sample % 257 != 0 { offLevel = true }
-            }
+        let grey = channels == 3 && mio_quanta_are_grey(samples, count) != 0
+        var onLevels = true
+        // A grey RGB image: its red quanta (each pixel's first) are its grey ones.
+        let rows = [UInt8](unsafeUninitializedCapacity: grey ? count : count * channels) { bytes, initialized in
             if grey {
-                for pixel in 0..<count where samples[3 * pixel] != samples[3 * pixel + 1] || samples[3 * pixel + 1] != samples[3 * pixel + 2] {
-                    grey = false
-                    break
+                let red = [UInt16](unsafeUninitializedCapacity: count) { reds, taken in
+                    for pixel in 0..<count { reds[pixel] = samples[3 * pixel] }
+                    taken = count
                 }
+                onLevels = red.withUnsafeBufferPointer { mio_quanta_to_bytes($0.baseAddress, count, bytes.baseAddress) } != 0
+            } else {
+                onLevels = mio_quanta_to_bytes(samples, count * channels, bytes.baseAddress) != 0
             }
-            if grey {
-                for pixel in 0..<count { out[pixel] = out[3 * pixel] }
-            }
+            initialized = bytes.count
         }
-        if offLevel && JPEGWriter.movesQuantaToDepth { return nil }
-        return (grey ? Array(rows.prefix(count)) : rows, grey)
+        if !onLevels && JPEGWriter.movesQuantaToDepth { return nil }
+        return (rows, grey)
     }
 
     /// The horizontal and vertical factors of the first three components that ImageMagick's coder
