@@ -113,11 +113,13 @@ enum DecodeWorkers {
         var held = WorkerGate.Held(AdmissionGate.shared, most: max(options.memoryBudget, MagickCache.limit))
         let deadline = timeLeft.map { ContinuousClock.now + .nanoseconds($0) + grace }
         var peak = 0
+        var lastLook = ContinuousClock.now
         var length: Int64 = 0
         var answer: Int32 = -1
         while true {
             var poll = pollfd(fd: worker.socket, events: Int16(POLLIN), revents: 0)
-            if Glibc.poll(&poll, 1, tick) > 0 {
+            let message = Glibc.poll(&poll, 1, tick) > 0
+            if message {
                 // The answer (its length, with the memory file), or a question for the gate.
                 var received = [UInt8](repeating: 0, count: WorkerGate.Message.length)
                 let count = received.withUnsafeMutableBytes { mio_worker_receive(worker.socket, $0.baseAddress, $0.count, &answer) }
@@ -140,9 +142,15 @@ enum DecodeWorkers {
                     throw error
                 }
             }
-            // Looked at after each message too: a worker that keeps asking cannot outrun its limits.
-            peak = max(peak, Int(mio_data_segment(worker.pid)))
-            if let deadline, ContinuousClock.now > deadline, let limit = options.timeLimit {
+            // The time limit and cancellation are looked at after each message too (a worker that
+            // keeps asking cannot outrun its limits); its data segment (`/proc`, some 20 us a look)
+            // once a tick, however many messages come.
+            let now = ContinuousClock.now
+            if !message || now - lastLook >= .milliseconds(tick) {
+                peak = max(peak, Int(mio_data_segment(worker.pid)))
+                lastLook = now
+            }
+            if let deadline, now > deadline, let limit = options.timeLimit {
                 worker.kill()
                 throw MagickIOError(.limitExceeded, "the decoder ran past the time limit of \(WorkerRequest.nanoseconds(limit) / 1_000_000) ms and was stopped",
                                     limit: .init(name: "time", requested: WorkerRequest.nanoseconds(limit + grace) / 1_000_000,
