@@ -86,8 +86,8 @@ static inline __attribute__((always_inline)) const float *mio_tile_bytes(const u
                     float *restrict sum = sums[j] + c0;                                                        \
                     intptr_t g = from[j];                                                                      \
                     if (fresh[j]) {                                                                            \
-                        /* A sum's first four are its value: 0 + x is x (but for -0, which any later */       \
-                        /* sum or the clamp makes 0 again), without zeroing it first. */                      \
+                        /* A sum's first four added to zero, as a zeroed sum's would be (0 + x, so */         \
+                        /* that -0 is 0 as before), without a pass that zeroes it first. */                   \
                         if (g >= to[j]) {                                                                      \
                             for (size_t i = 0; i < length; i++) sum[i] = 0;                                    \
                             continue;                                                                          \
@@ -97,7 +97,7 @@ static inline __attribute__((always_inline)) const float *mio_tile_bytes(const u
                         const float *restrict a = row[4 * g], *restrict b = row[4 * g + 1];                    \
                         const float *restrict c = row[4 * g + 2], *restrict d = row[4 * g + 3];                \
                         for (size_t i = 0; i < length; i++) {                                                  \
-                            sum[i] = a[i] * wa + b[i] * wb + c[i] * wc + d[i] * wd;                            \
+                            sum[i] = 0.0f + (a[i] * wa + b[i] * wb + c[i] * wc + d[i] * wd);                  \
                         }                                                                                      \
                         g++;                                                                                   \
                     }                                                                                          \

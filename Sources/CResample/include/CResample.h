@@ -18,7 +18,7 @@ void mio_rs_unit16(const uint16_t *samples, float *row, size_t count);
 /// For each of the `m` sums: `sums[j][i] += rows[0][i] * weights[j * n] + ... + rows[n - 1][i] *
 /// weights[j * n + n - 1]` for `count` floats, `n` at most 16. A sum whose `fresh[j]` is nonzero
 /// holds nothing yet (whatever its memory holds is not read): it is written as if it were zeros,
-/// its first rows' part its value (0 + x is x but for -0, which the clamp makes 0).
+/// its first rows' part added to 0, so that each float is the one a zeroed sum would hold.
 void mio_rs_add_weighted_rows(const float *const *rows, intptr_t n, const float *weights, float *const *sums, intptr_t m,
                               size_t count, const uint8_t *fresh);
 
