@@ -217,7 +217,7 @@ static void float_quanta(const float *floats, unsigned short *quanta, size_t cou
     for (size_t i = 0; i < count; i++) {
         const double value = range * (double)floats[i];
         const double rounded = value >= range ? range : value + 0.5;
-        quanta[i] = (unsigned short)(int)(value <= 0 ? 0 : rounded);
+        quanta[i] = (unsigned short)(int)(!(value > 0) ? 0 : rounded);  // NaN: 0, as 7's ClampToQuantum
     }
 }
 
@@ -227,13 +227,17 @@ MagickBooleanType cmc_import_float_row(MagickWand *wand, ssize_t y, size_t colum
         || image->storage_class != DirectClass) {
         return MagickFalse;
     }
-#if MAGICKCORE_HDRI_ENABLE || MAGICKCORE_QUANTUM_DEPTH != 16
-    // Floating-point or other-sized quanta: ImageMagick's import writes them (the caller's fallback).
+#if MAGICKCORE_HDRI_ENABLE || MAGICKCORE_QUANTUM_DEPTH != 16 || (MagickLibVersion >= 0x700 && MagickLibVersion < 0x711)
+    // Floating-point or other-sized quanta, or a 7 before 7.1.1-16 (whose import multiplied in
+    // float): ImageMagick's import writes them (the caller's fallback).
     (void)row;
     return MagickFalse;
 #endif
 #if MagickLibVersion >= 0x700
-    if ((channels == 4) != (image->alpha_trait != UndefinedPixelTrait)) return MagickFalse;
+    // 7.1.1-16 first imported floats as (double)QuantumRange * v; an import also leaves an A's
+    // alpha blended.
+    if (MagickLibVersion == 0x711 && atoi(MagickLibAddendum + 1) < 16) return MagickFalse;
+    if (channels == 4 ? image->alpha_trait != BlendPixelTrait : image->alpha_trait != UndefinedPixelTrait) return MagickFalse;
     ExceptionInfo *exception = AcquireExceptionInfo();
     Quantum *q = GetAuthenticPixels(image, 0, y, columns, 1, exception);
     const size_t step = GetPixelChannels(image);

@@ -68,6 +68,11 @@ struct ImportRowTests {
             #expect(cmc_import_float_row(wand.pointer, 0, 4, 4, pointer) == MagickFalse, "alpha the image has not")
             #expect(cmc_import_float_row(wand.pointer, 0, 4, 2, pointer) == MagickFalse)
         }
+        let withAlpha = Wand()
+        try withAlpha.newImage(width: 4, height: 2, alpha: true)
+        row.withUnsafeMutableBufferPointer { buffer in
+            #expect(cmc_import_float_row(withAlpha.pointer, 0, 4, 3, buffer.baseAddress!) == MagickFalse, "RGB into an image with alpha")
+        }
         var out = [UInt16](repeating: 1, count: 4 * 2 * 3)
         _ = out.withUnsafeMutableBytes { MagickExportImagePixels(wand.pointer, 0, 0, 4, 2, "RGB", ShortPixel, $0.baseAddress) }
         #expect(out.allSatisfy { $0 == 0 }, "nothing was written")

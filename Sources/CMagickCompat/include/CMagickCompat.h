@@ -49,10 +49,11 @@ MagickBooleanType cmc_set_image_extent(MagickWand *wand, size_t columns, size_t 
 
 /// Writes row `y` of the wand's current image from `columns` pixels of `channels` (3: RGB, 4:
 /// RGBA) floats 0...1, each sample the quantum `MagickImportImagePixels` (FloatPixel) makes of it,
-/// `ClampToQuantum(QuantumRange * v)` in double (Q16 only), written straight into the pixel cache: the same
-/// pixels without the import's work a sample. False, with nothing written, unless the image is
-/// `columns` wide, holds row `y`, is DirectClass and has alpha exactly when `channels` is 4 (the
-/// import's own cases, which the caller then runs), or when the row cannot be had.
+/// `ClampToQuantum(QuantumRange * v)` in double (Q16 without HDRI; 6.9, or 7.1.1-16 and later,
+/// whose imports compute it so), written straight into the pixel cache: the same
+/// pixels without the import's work a sample. False, and the caller runs the import, unless the
+/// image is `columns` wide, holds row `y`, is DirectClass and has (blended) alpha exactly when
+/// `channels` is 4 (the import's own cases), or when the row cannot be had or synced.
 MagickBooleanType cmc_import_float_row(MagickWand *wand, ssize_t y, size_t columns, size_t channels, const float *row);
 
 /// Adds to the wand an image of `columns` x `rows` from `pixels` in `map` order, as
