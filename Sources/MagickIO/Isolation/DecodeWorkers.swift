@@ -113,7 +113,7 @@ enum DecodeWorkers {
         var held = WorkerGate.Held(AdmissionGate.shared, most: max(options.memoryBudget, MagickCache.limit))
         let deadline = timeLeft.map { ContinuousClock.now + .nanoseconds($0) + grace }
         var peak = 0
-        var lastLook = ContinuousClock.now
+        var lastLook: ContinuousClock.Instant?  // none yet: the first message is looked after
         var length: Int64 = 0
         var answer: Int32 = -1
         while true {
@@ -146,7 +146,7 @@ enum DecodeWorkers {
             // keeps asking cannot outrun its limits); its data segment (`/proc`, some 20 us a look)
             // once a tick, however many messages come.
             let now = ContinuousClock.now
-            if !message || now - lastLook >= .milliseconds(tick) {
+            if !message || lastLook.map({ now - $0 >= .milliseconds(tick) }) ?? true {
                 peak = max(peak, Int(mio_data_segment(worker.pid)))
                 lastLook = now
             }
