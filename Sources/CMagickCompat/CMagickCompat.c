@@ -210,9 +210,8 @@ MagickBooleanType cmc_set_image_extent(MagickWand *wand, size_t columns, size_t 
     return MagickFalse;
 }
 
-// ClampToQuantum(QuantumRange * v) in double for `count` floats: 0 at or below 0, QuantumRange at
-// or above it, else the quantum nearest (ties up), in a loop the compiler makes vector code of.
-static void float_quanta(const float *floats, unsigned short *quanta, size_t count) {
+// In a loop the compiler makes vector code of.
+void cmc_float_quanta(const float *floats, unsigned short *quanta, size_t count) {
     const double range = (double)QuantumRange;
     for (size_t i = 0; i < count; i++) {
         const double value = range * (double)floats[i];
@@ -252,7 +251,7 @@ MagickBooleanType cmc_import_float_row(MagickWand *wand, ssize_t y, size_t colum
         const size_t chunk = sizeof quanta / sizeof quanta[0] / channels;
         for (size_t done = 0; done < columns; done += chunk) {
             const size_t pixels = columns - done < chunk ? columns - done : chunk;
-            float_quanta(row + done * channels, quanta, pixels * channels);
+            cmc_float_quanta(row + done * channels, quanta, pixels * channels);
             for (const unsigned short *p = quanta; p < quanta + pixels * channels; p += channels) {
 #if MagickLibVersion >= 0x700
                 SetPixelRed(image, p[0], q);

@@ -47,6 +47,11 @@ void cmc_take_image_exceptions(MagickWand *wand, MagickBooleanType whole_if_none
 /// is written to `reason`.
 MagickBooleanType cmc_set_image_extent(MagickWand *wand, size_t columns, size_t rows, char *reason, size_t reason_size);
 
+/// The Q16 quanta ImageMagick's float import makes of `count` floats 0...1:
+/// `ClampToQuantum(QuantumRange * v)` in double, 0 at or below 0 (and for NaN), 65535 at or above
+/// 1, else the nearest quantum, ties up.
+void cmc_float_quanta(const float *floats, unsigned short *quanta, size_t count);
+
 /// Writes row `y` of the wand's current image from `columns` pixels of `channels` (3: RGB, 4:
 /// RGBA) floats 0...1, each sample the quantum `MagickImportImagePixels` (FloatPixel) makes of it,
 /// `ClampToQuantum(QuantumRange * v)` in double (Q16 without HDRI; 6.9, or 7.1.1-16 and later,

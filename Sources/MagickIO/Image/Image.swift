@@ -251,6 +251,26 @@ extension Image {
             try copy.addImages(of: wand())
         }
 
+        /// Whether the image is still the snapshot and pixels it came as (tests).
+        var holdsAnswer: Bool { lock.withLock { made == nil } }
+
+        /// What a decode worker answers with: the snapshot of the image (as it was made, when it
+        /// was made without a wand: ``WandlessThumbnail``).
+        func snapshot() throws(MagickIOError) -> ImageSnapshot {
+            if let answer = lock.withLock({ made == nil ? answer : nil }) { return answer.snapshot }
+            return try reading { wand throws(MagickIOError) in ImageSnapshot(wand) }
+        }
+
+        /// Writes the pixels `snapshot` describes (``snapshot()``'s) into `buffer`.
+        func exportPixels(_ snapshot: ImageSnapshot, into buffer: UnsafeMutableRawPointer) throws(MagickIOError) {
+            if let answer = lock.withLock({ made == nil ? answer : nil }) {
+                precondition(answer.pixels.count == snapshot.pixelBytes, "a snapshot of other pixels")
+                answer.pixels.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                return
+            }
+            try reading { wand throws(MagickIOError) in try snapshot.exportPixels(wand, into: buffer) }
+        }
+
         /// Runs `body` on the image's own wand, under the lock, for reads that change nothing
         /// (an export of RGB pixels; anything that may convert or write takes ``withCopy(_:)``).
         func reading<T>(_ body: (Wand) throws(MagickIOError) -> T) throws(MagickIOError) -> T {

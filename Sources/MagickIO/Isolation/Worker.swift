@@ -61,7 +61,7 @@ enum Worker {
             case .misbehave(let misbehaviour):
                 misbehave(misbehaviour)
             }
-            var snapshot = try image.storage.reading { wand throws(MagickIOError) in ImageSnapshot(wand) }
+            var snapshot = try image.storage.snapshot()
             if let frames = image.animation {
                 snapshot.animation = .init(width: frames.width, height: frames.height, loopCount: frames.loopCount,
                                            delays: frames.delays.map(WorkerRequest.nanoseconds))
@@ -143,7 +143,7 @@ enum Worker {
         header.withUnsafeBytes { answer.bytes.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         if case let .image(snapshot, _, _, _, _) = response, let image {
             do throws(MagickIOError) {
-                try image.storage.reading { wand throws(MagickIOError) in try snapshot.exportPixels(wand, into: answer.bytes + snapshot.pixelOffset) }
+                try image.storage.exportPixels(snapshot, into: answer.bytes + snapshot.pixelOffset)
                 // Written, not mapped: the frames' copy in the memory file is not this process's memory.
                 if let animation = snapshot.animation, let frames = image.animation,
                    frames.pixels.withUnsafeBytes({ pwrite(answer.descriptor, $0.baseAddress, animation.bytes, off_t(animation.offset)) }) != animation.bytes {

@@ -94,7 +94,8 @@ extension ImageSource {
     /// ImageMagick (``RowSourceFailure/fallback(_:)``). Throws when it was cancelled or ran past
     /// its time limit. `idleCore`: another core is idle, so a big image decodes on a second thread.
     func fillRows(_ plan: ThumbnailSizes, _ stream: StreamPlan, from input: DecoderInput, into wand: Wand,
-                  interrupt: Interrupt?, idleCore: Bool) throws(MagickIOError) -> ([DecoderWarning], Image.Decoder)? {
+                  wandless: WandlessThumbnail? = nil, interrupt: Interrupt?,
+                  idleCore: Bool) throws(MagickIOError) -> ([DecoderWarning], Image.Decoder)? {
         var tiffWarnings: [DecoderWarning] = []
         let decoded: Result<Void, RowSourceFailure> = input.bytes.withDecoderInput { data, descriptor, size in
             Result { () throws(RowSourceFailure) in
@@ -103,8 +104,11 @@ extension ImageSource {
                 let (rows, stop) = try reader(of: decoder, stream, input: input.bytes, data: data, descriptor: descriptor,
                                               size: size, interrupt: interrupt, idleCore: idleCore)
                 defer { stop() }  // its threads joined before the input goes away
-                try streamRows(rows, into: wand, size: plan.stored, expected: stream.decoded, codedPixels: stream.codedPixels,
-                               orientation: stream.orientation, interrupt: interrupt)
+                // Without a wand only when the rows are what its kind was made for.
+                let plain = wandless.flatMap { rows.iccProfile == nil && rows.channels == $0.channels && !(decoder is TIFFRows) ? $0 : nil }
+                try streamRows(rows, into: wand, wandless: plain, size: plan.stored, expected: stream.decoded,
+                               codedPixels: stream.codedPixels, orientation: stream.orientation, interrupt: interrupt)
+                if plain != nil { return }
                 if let icc = rows.iccProfile {
                     do throws(MagickIOError) { try wand.setProfile("icc", icc) } catch { throw .fallback(error.description) }
                 }
@@ -120,7 +124,9 @@ extension ImageSource {
         case .failure(.fallback):
             return nil
         case .success:
-            try wand.describe(format: format, resolution: frames[0].resolution)
+            if wandless?.isFilled != true {
+                try wand.describe(format: format, resolution: frames[0].resolution)
+            }
             return (try headerWarnings(of: input) + input.warnings + tiffWarnings, stream.decoder.name)
         }
     }
@@ -198,7 +204,7 @@ extension ImageSource {
     /// `expected`, or (a HEIF picture larger than declared) at any size of at most `codedPixels`
     /// no wider than the estimate counted; `orientation` turns them into `expected` (they are
     /// resampled as they come, and the thumbnail turned).
-    private func streamRows(_ rows: RowSource, into wand: Wand, size shown: (width: Int, height: Int),
+    private func streamRows(_ rows: RowSource, into wand: Wand, wandless: WandlessThumbnail?, size shown: (width: Int, height: Int),
                             expected: (width: Int, height: Int), codedPixels: Int?, orientation: Orientation,
                             interrupt: Interrupt?) throws(RowSourceFailure) {
         let turned = orientation.swapsWidthAndHeight
@@ -209,15 +215,20 @@ extension ImageSource {
             throw .fallback("the decoder gave \(rows.width)x\(rows.height), the header \(expected.width)x\(expected.height)")
         }
         let map = rows.channels == 4 ? "RGBA" : "RGB"
-        // ImageMagick's pool full is no reason to hand the file to ImageMagick's decoder, which
-        // needs more of it: the error goes up as the pool's (``poolFull(_:size:)``), and the
-        // pipeline's admission runs the fill again alone.
-        do throws(MagickIOError) {
-            try wand.newImage(width: size.width, height: size.height, alpha: rows.channels == 4)
-        } catch {
-            throw Self.poolFull(error, size: size).map { .stopped($0) } ?? .fallback(error.description)
+        if let wandless {
+            wandless.start(width: size.width, height: size.height)
+        } else {
+            // ImageMagick's pool full is no reason to hand the file to ImageMagick's decoder, which
+            // needs more of it: the error goes up as the pool's (``poolFull(_:size:)``), and the
+            // pipeline's admission runs the fill again alone.
+            do throws(MagickIOError) {
+                try wand.newImage(width: size.width, height: size.height, alpha: rows.channels == 4)
+            } catch {
+                throw Self.poolFull(error, size: size).map { .stopped($0) } ?? .fallback(error.description)
+            }
         }
         let write = { (y: Int, row: UnsafeMutablePointer<Float>) throws(RowSourceFailure) in
+            if let wandless { return wandless.write(y, row) }
             do throws(MagickIOError) { try wand.importRow(y, row, map: map) } catch {
                 throw Self.poolFull(error, size: size).map { .stopped($0) } ?? .fallback(error.description)
             }
@@ -237,6 +248,7 @@ extension ImageSource {
                                  write: write, progress: progress)
         }
         try rows.finish()
+        wandless?.finish()
         guard orientation != .up else { return }
         do throws(MagickIOError) { try wand.applyOrientation(orientation) } catch { throw .fallback(error.description) }
     }

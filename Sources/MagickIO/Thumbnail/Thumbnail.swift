@@ -81,8 +81,12 @@ extension ImageSource {
                     let admission = try input.admit(options, pictureInput: &pictureInput)
                     let attempt = { (idleCore: Bool) throws(MagickIOError) -> Image? in
                         wand.clear(monitor: interrupt)
-                        guard let picture = try input.fill(wand, admission, options: options, interrupt: interrupt,
-                                                           idleCore: idleCore) else { return nil }
+                        let wandless = WandlessThumbnail.prepare(input, options: options)
+                        guard let picture = try input.fill(wand, admission, options: options, wandless: wandless,
+                                                           interrupt: interrupt, idleCore: idleCore) else { return nil }
+                        if let wandless, wandless.isFilled {
+                            return wandless.image(warnings: picture.warnings.map(\.message), decoder: picture.decoder)
+                        }
                         wand.monitor(interrupt)  // the picture the fill made
                         return try buildThumbnail(wand, picture, options: options)
                     }

@@ -129,8 +129,8 @@ enum ThumbnailFill: Sendable {
 
     /// Decodes the picture into `wand` (which holds no image, and reports progress to
     /// `interrupt`), or returns nil to leave it to the next input.
-    func fill(_ wand: Wand, _ admission: Admission, options: ThumbnailOptions, interrupt: Interrupt?,
-              idleCore: Bool) throws(MagickIOError) -> Picture? {
+    func fill(_ wand: Wand, _ admission: Admission, options: ThumbnailOptions, wandless: WandlessThumbnail? = nil,
+              interrupt: Interrupt?, idleCore: Bool) throws(MagickIOError) -> Picture? {
         switch self {
         case .exifThumbnail(let embedded, let plan, let source):
             let warnings = try embedded.decode(frame: 0, from: try admission.approved(), jpegHint: plan.hint, interrupt: interrupt,
@@ -149,7 +149,8 @@ enum ThumbnailFill: Sendable {
                            decoder: .imageMagick)
         case .rows(let plan, let stream, let source):
             guard let (warnings, decoder) = try source.fillRows(plan, stream, from: try admission.approved(), into: wand,
-                                                                interrupt: interrupt, idleCore: idleCore) else { return nil }
+                                                                wandless: wandless, interrupt: interrupt,
+                                                                idleCore: idleCore) else { return nil }
             return Picture(geometry: plan.geometry, stored: plan.stored, orientation: source.frames[0].orientation,
                            warnings: warnings, decoder: decoder)
         case .composited(let plan, let composite, let frame, let source):

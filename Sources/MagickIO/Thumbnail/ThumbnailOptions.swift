@@ -46,6 +46,9 @@ public struct ThumbnailOptions: Sendable, Hashable {
     /// (libjpeg-turbo, libpng, libwebp, libtiff, libheif) rather than ImageMagick's: on by default; off makes every thumbnail take
     /// ImageMagick's path, which the tests and the benchmark compare it with.
     @_spi(Benchmarks) public var ownDecoders = true
+    /// Whether a plain own-path thumbnail is made without an ImageMagick image
+    /// (``WandlessThumbnail``): nil, in a decode worker only; tests set it.
+    var buildsWithoutWand: Bool?
 
     /// Whether an animated GIF or WebP keeps all its frames (at most
     /// ``DecodingOptions/maxFrameCount``): each composited, resampled to the thumbnail size, with
