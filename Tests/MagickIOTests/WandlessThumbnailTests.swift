@@ -5,17 +5,22 @@ import Testing
 @Suite("Thumbnails made without an ImageMagick image")
 struct WandlessThumbnailTests {
     static let names = (1...8).flatMap { ["orient-\($0).jpg", "orient-\($0).png", "orient-\($0).webp"] }
-        + ["alpha.png", "gps.jpg", "dpi-orient-6.jpg"]
+        + ["alpha.png", "gps.jpg", "dpi.jpg", "own-444.jpg", "photo.png", "own-rgba16.png", "own-rgb-trns.png",
+           "own-palette-trns.png", "own-gamma-srgb.png", "webp-lossy-alpha.webp", "webp-lossless-alpha.webp"]
 
-    /// The source: a fixture, or orient-6.jpg with a JFIF density of 300x150 dpi.
+    /// The source: a fixture, or (dpi.jpg) orient-1.jpg without its EXIF block and with a JFIF
+    /// density of 300x150 dpi.
     static func source(_ name: String) throws -> ImageSource {
         var options = DecodingOptions.default
         options.isolation = .inProcess
-        guard name == "dpi-orient-6.jpg" else { return try ImageSource(url: Harness.fixture(name), options: options) }
-        var bytes = [UInt8](try Data(contentsOf: Harness.fixture("orient-6.jpg")))
-        #expect(Array(bytes[6..<11]) == Array("JFIF\0".utf8))
+        guard name == "dpi.jpg" else { return try ImageSource(url: Harness.fixture(name), options: options) }
+        var bytes = [UInt8](try Data(contentsOf: Harness.fixture("orient-1.jpg")))
+        #expect(Array(bytes[6..<11]) == Array("JFIF\0".utf8) && bytes[20] == 0xFF && bytes[21] == 0xE1)
+        bytes.removeSubrange(20..<(22 + Int(bytes[22]) << 8 + Int(bytes[23])))  // the APP1 (EXIF) segment
         bytes.replaceSubrange(13..<18, with: [1, 0x01, 0x2C, 0x00, 0x96])
-        return try ImageSource(data: Data(bytes), options: options)
+        let source = try ImageSource(data: Data(bytes), options: options)
+        #expect(try source.properties().resolution == .init(x: 300, y: 150))
+        return source
     }
 
     static func snapshotBytes(_ image: Image) throws -> (fields: [UInt8], pixels: [UInt8]) {
@@ -72,6 +77,9 @@ struct WandlessThumbnailTests {
         #expect(try !source.thumbnail(maxPixelSize: 40, options: keep).storage.holdsAnswer)
         #expect(try !Self.source("adobe-rgb.jpg").thumbnail(maxPixelSize: 40, options: with).storage.holdsAnswer)
         #expect(try !Self.source("orient-6.tif").thumbnail(maxPixelSize: 40, options: with).storage.holdsAnswer)
+        for name in ["own-gray.png", "own-icc.png", "webp-icc.webp", "own-gray.jpg", "own-adobe.jpg"] {
+            #expect(try !Self.source(name).thumbnail(maxPixelSize: 40, options: with).storage.holdsAnswer, "\(name)")
+        }
     }
 
     @Test("the turns move pixels as the eight orientations say")

@@ -248,7 +248,7 @@ extension ImageSource {
                                  write: write, progress: progress)
         }
         try rows.finish()
-        wandless?.finish()
+        if let wandless, !wandless.finish() { throw .fallback("the resampler left rows unwritten") }
         guard orientation != .up else { return }
         do throws(MagickIOError) { try wand.applyOrientation(orientation) } catch { throw .fallback(error.description) }
     }

@@ -29,7 +29,8 @@ final class WandlessThumbnail {
     private let template: ImageSnapshot
     private var quanta: [UInt16] = []
     private var stored = (width: 0, height: 0)
-    /// Whether the rows went here (not into the wand).
+    private var rowsWritten = 0
+    /// Whether the rows went here (not into the wand), every one of them.
     private(set) var isFilled = false
 
     private init(kind: Kind, template: ImageSnapshot) {
@@ -57,12 +58,14 @@ final class WandlessThumbnail {
         return WandlessThumbnail(kind: kind, template: template)
     }
 
-    /// Made once a process for each kind (nil when the wand path must run for it).
+    /// Made once a process for each kind (nil when the wand path must run for it); at most 64
+    /// kinds (a resolution is part of one), then made again.
     private static let templates = Locked<[Kind: ImageSnapshot?]>([:])
 
     private static func template(_ kind: Kind) -> ImageSnapshot? {
         if let made = templates.withLock({ $0[kind] }) { return made }
-        let made = try? makeTemplate(kind)
+        // A refusal is kept; an error (ImageMagick's pool full, a limit) is not: the next may make it.
+        guard let made = try? makeTemplate(kind) else { return nil }
         templates.withLock { templates in
             if templates.count >= 64 { templates.removeAll() }
             templates[kind] = made
@@ -73,7 +76,7 @@ final class WandlessThumbnail {
     /// The snapshot of ImageMagick's path (``ImageSource/fillRows(_:_:from:into:interrupt:idleCore:)``
     /// and the build) for a 2x3 picture of `kind`: a new image, rows imported, described, turned,
     /// normalised.
-    private static func makeTemplate(_ kind: Kind) throws(MagickIOError) -> ImageSnapshot? {
+    private static func makeTemplate(_ kind: Kind) throws(MagickIOError) -> ImageSnapshot?? {
         let wand = Wand()
         let map = kind.alpha ? "RGBA" : "RGB"
         try wand.newImage(width: 2, height: 3, alpha: kind.alpha)
@@ -91,7 +94,7 @@ final class WandlessThumbnail {
         guard snapshot.map == map, snapshot.sampleBytes == 2, snapshot.width == (turned ? 3 : 2),
               snapshot.height == (turned ? 2 : 3), snapshot.page.width == 0, snapshot.page.height == 0, snapshot.page.x == 0,
               snapshot.page.y == 0, snapshot.profiles.isEmpty,
-              snapshot.properties.isEmpty, snapshot.animation == nil else { return nil }
+              snapshot.properties.isEmpty, snapshot.animation == nil else { return .some(nil) }
         return snapshot
     }
 
@@ -99,18 +102,23 @@ final class WandlessThumbnail {
     func start(width: Int, height: Int) {
         stored = (width, height)
         quanta = [UInt16](repeating: 0, count: width * height * channels)
+        rowsWritten = 0
     }
 
     /// Writes row `y` of the resampler's floats (clamped) as ImageMagick's import would.
     func write(_ y: Int, _ row: UnsafePointer<Float>) {
+        precondition(y >= 0 && y < stored.height, "row \(y) of \(stored.height)")
         let count = stored.width * channels
         quanta.withUnsafeMutableBufferPointer { quanta in
             cmc_float_quanta(row, quanta.baseAddress! + y * count, count)
         }
+        rowsWritten += 1
     }
 
-    func finish() {
-        isFilled = true
+    /// Whether every row was written (the resampler writes each once): then the picture is done.
+    func finish() -> Bool {
+        isFilled = rowsWritten == stored.height
+        return isFilled
     }
 
     /// The thumbnail: the picture turned upright, with the template's snapshot at its size.
@@ -130,7 +138,7 @@ final class WandlessThumbnail {
         let swaps = orientation.swapsWidthAndHeight
         let (outWidth, outHeight) = swaps ? (height, width) : (width, height)
         let bytes = [UInt8](unsafeUninitializedCapacity: quanta.count * 2) { buffer, initialized in
-            let out = UnsafeMutableRawPointer(buffer.baseAddress!).assumingMemoryBound(to: UInt16.self)
+            let out = UnsafeMutableRawPointer(buffer.baseAddress!)
             quanta.withUnsafeBufferPointer { input in
                 let input = input.baseAddress!
                 for y in 0..<outHeight {
@@ -148,8 +156,8 @@ final class WandlessThumbnail {
                         case .left: (sx, sy) = (width - 1 - y, x)
                         }
                         let from = input + (sy * width + sx) * channels
-                        let to = out + (y * outWidth + x) * channels
-                        for channel in 0..<channels { to[channel] = from[channel] }
+                        let to = (y * outWidth + x) * channels * 2
+                        for channel in 0..<channels { out.storeBytes(of: from[channel], toByteOffset: to + 2 * channel, as: UInt16.self) }
                     }
                 }
             }
