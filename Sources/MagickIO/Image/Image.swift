@@ -217,7 +217,7 @@ extension Image {
         /// The JPEG of a worker's answer not yet made into a wand, written without ImageMagick
         /// (``ImageSnapshot/directJPEG(pixels:quality:)``); nil when ImageMagick writes it.
         func directJPEG(quality: Int) throws(MagickIOError) -> Data? {
-            guard let (snapshot, pixels) = lock.withLock({ answer }) else { return nil }
+            guard let (snapshot, pixels) = keptAnswer else { return nil }
             return try pixels.withUnsafeBytes { pixels in
                 Result { () throws(MagickIOError) in try snapshot.directJPEG(pixels: pixels.baseAddress!, quality: quality) }
             }.get()
@@ -251,19 +251,23 @@ extension Image {
             try copy.addImages(of: wand())
         }
 
+        /// The snapshot and pixels the image came as, while it is not yet a wand (``wand()`` lets
+        /// them go when it makes one).
+        private var keptAnswer: (snapshot: ImageSnapshot, pixels: [UInt8])? { lock.withLock { answer } }
+
         /// Whether the image is still the snapshot and pixels it came as (tests).
-        var holdsAnswer: Bool { lock.withLock { made == nil } }
+        var holdsAnswer: Bool { keptAnswer != nil }
 
         /// What a decode worker answers with: the snapshot of the image (as it was made, when it
         /// was made without a wand: ``WandlessThumbnail``).
         func snapshot() throws(MagickIOError) -> ImageSnapshot {
-            if let answer = lock.withLock({ made == nil ? answer : nil }) { return answer.snapshot }
+            if let answer = keptAnswer { return answer.snapshot }
             return try reading { wand throws(MagickIOError) in ImageSnapshot(wand) }
         }
 
         /// Writes the pixels `snapshot` describes (``snapshot()``'s) into `buffer`.
         func exportPixels(_ snapshot: ImageSnapshot, into buffer: UnsafeMutableRawPointer) throws(MagickIOError) {
-            if let answer = lock.withLock({ made == nil ? answer : nil }) {
+            if let answer = keptAnswer {
                 precondition(answer.pixels.count == snapshot.pixelBytes, "a snapshot of other pixels")
                 answer.pixels.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
                 return
