@@ -88,10 +88,10 @@ int mio_jpeg_write(const uint8_t *rows, uint32_t width, uint32_t height, int com
                    const int *sampling, uint16_t x_density, uint16_t y_density, int density_unit, uint8_t **output,
                    size_t *length, char *message, size_t message_size);
 
-// The 8-bit samples ImageMagick's JPEG coder reads of `count` 16-bit quanta (ScaleQuantumToChar:
-// the nearest, `(q + 128) / 257`) into `bytes`; returns 1 when every quantum is one of the 8-bit
-// levels (a multiple of 257), else 0.
-int mio_quanta_to_bytes(const uint16_t *quanta, size_t count, uint8_t *bytes);
+// The 8-bit samples ImageMagick's JPEG coder reads of `count` 16-bit quanta, every `stride`th
+// from the first (ScaleQuantumToChar: the nearest, `(q + 128) / 257`), into `bytes`; returns 1
+// when every quantum read is one of the 8-bit levels (a multiple of 257), else 0.
+int mio_quanta_to_bytes(const uint16_t *quanta, size_t count, size_t stride, uint8_t *bytes);
 
 // Whether each of the `pixels` RGB pixels of 16-bit quanta has red, green and blue equal (1) or not (0).
 int mio_quanta_are_grey(const uint16_t *quanta, size_t pixels);
@@ -143,7 +143,11 @@ typedef struct mio_pngfast mio_pngfast;
 // The rows of an 8-bit, non-interlaced RGB (`channels` 3) or RGBA (4) PNG whose chunks before the
 // image data libpng has read (mio_png_open): from `offset` (mio_png_offset), the first IDAT's
 // data, in `data` or `fd` of `size` bytes. `chunk_limit` as mio_png_create's. NULL when it cannot
-// start. Reads the file in pieces of at most 64 KiB; holds two rows and ISA-L's state.
+// start. Reads the file in pieces of at most 64 KiB; holds BATCH_ROWS + 1 rows and ISA-L's state.
+// What a mio_pngfast holds whatever the picture's width: ISA-L's inflate state (about 85 KiB)
+// and the buffer a descriptor is read through.
+size_t mio_pngfast_state_bytes(void);
+
 mio_pngfast *mio_pngfast_create(const uint8_t *data, int fd, size_t size, size_t offset, uint32_t width,
                                 uint32_t height, int channels, size_t chunk_limit);
 void mio_pngfast_destroy(mio_pngfast *png);

@@ -308,17 +308,10 @@ extension ImageSnapshot {
         let grey = channels == 3 && mio_quanta_are_grey(samples, count) != 0
         var onLevels = true
         // A grey RGB image: its red quanta (each pixel's first) are its grey ones.
-        let rows = [UInt8](unsafeUninitializedCapacity: grey ? count : count * channels) { bytes, initialized in
-            if grey {
-                let red = [UInt16](unsafeUninitializedCapacity: count) { reds, taken in
-                    for pixel in 0..<count { reds[pixel] = samples[3 * pixel] }
-                    taken = count
-                }
-                onLevels = red.withUnsafeBufferPointer { mio_quanta_to_bytes($0.baseAddress, count, bytes.baseAddress) } != 0
-            } else {
-                onLevels = mio_quanta_to_bytes(samples, count * channels, bytes.baseAddress) != 0
-            }
-            initialized = bytes.count
+        let written = grey ? count : count * channels
+        let rows = [UInt8](unsafeUninitializedCapacity: written) { bytes, initialized in
+            onLevels = mio_quanta_to_bytes(samples, written, grey ? 3 : 1, bytes.baseAddress) != 0
+            initialized = written
         }
         if !onLevels && JPEGWriter.movesQuantaToDepth { return nil }
         return (rows, grey)
