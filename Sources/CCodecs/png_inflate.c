@@ -167,6 +167,8 @@ static long inflate_into(mio_pngfast *png, uint8_t *out, size_t length) {
     return (long)(length - png->inflate.avail_out);
 }
 
+size_t mio_pngfast_state_bytes(void) { return sizeof(mio_pngfast) + READ_SIZE; }
+
 mio_pngfast *mio_pngfast_create(const uint8_t *data, int fd, size_t size, size_t offset, uint32_t width,
                                 uint32_t height, int channels, size_t chunk_limit) {
     if ((channels != 3 && channels != 4) || width == 0 || height == 0 || offset < 8 || offset > size) return NULL;

@@ -31,6 +31,10 @@ final class PNGRows: RawRowSource {
     /// PNG's largest width and height (2^31 - 1).
     static let largestSide: UInt32 = 0x7FFF_FFFF
 
+    /// What the ISA-L path holds besides its rows, whatever the width (``mio_pngfast_state_bytes``:
+    /// its inflate state and read buffer, about 150 KiB), beside libpng's own state.
+    static let fastStateBytes = Int(mio_pngfast_state_bytes())
+
     init(input: UnsafePointer<UInt8>?, descriptor: Int32, size: Int, fastInflate: Bool = true) throws(RowSourceFailure) {
         // The sides libpng accepts: PNG's own largest. ImageMagick's width and height limits bind
         // its pixel cache, which these rows never enter; the limits checked before the decode

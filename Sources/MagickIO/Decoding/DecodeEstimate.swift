@@ -133,7 +133,8 @@ struct DecodeEstimate: Sendable, Hashable {
     /// instead, ``JPEGRows/mapsFile(size:)``), the decoder's and the resampler's rows
     /// (at most eight sums of the decoded width in floats, the four source rows taken at a time
     /// (or up to sixteen of 8-bit RGB, which take less) and two more, and the decoder's own row buffers,
-    /// counted as 64 more floats a pixel of width), and the output image (``resizeBytes``). A HEIC
+    /// counted as 64 more floats a pixel of width), and the output image (``resizeBytes``). A PNG:
+    /// the ISA-L path's state beside its rows (``PNGRows/fastStateBytes``). A HEIC
     /// or AVIF is held whole by libheif: what the other path counts for it beyond the cache
     /// (its planes, the codec's frames, the RGB(A) copy the rows come from), and its codec's
     /// allowance. A WebP: libwebp's scaled RGBA output, the `fileBytes` its incremental decoder
@@ -152,6 +153,9 @@ struct DecodeEstimate: Sendable, Hashable {
         }
         if format == .jpeg {
             extra = extra.saturatingPlus(JPEGRows.readBufferBytes(fileBytes: fileBytes))
+        }
+        if format == .png {
+            extra = PNGRows.fastStateBytes
         }
         if format == .webp {
             let lossless = header?.isLossless ?? true
