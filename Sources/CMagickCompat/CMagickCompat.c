@@ -220,6 +220,24 @@ void cmc_float_quanta(const float *floats, unsigned short *quanta, size_t count)
     }
 }
 
+void cmc_place_float_quanta(const float *floats, size_t pixels, size_t channels, unsigned short *first, ptrdiff_t step) {
+    if (step == (ptrdiff_t)channels) {
+        cmc_float_quanta(floats, first, pixels * channels);
+        return;
+    }
+    // Made in a run of the vector loop, then placed a pixel at a time.
+    unsigned short quanta[1024];
+    const size_t chunk = sizeof quanta / sizeof quanta[0] / channels;
+    for (size_t done = 0; done < pixels; done += chunk) {
+        const size_t count = pixels - done < chunk ? pixels - done : chunk;
+        cmc_float_quanta(floats + done * channels, quanta, count * channels);
+        unsigned short *to = first + (ptrdiff_t)done * step;
+        for (const unsigned short *from = quanta; from < quanta + count * channels; from += channels, to += step) {
+            for (size_t channel = 0; channel < channels; channel++) to[channel] = from[channel];
+        }
+    }
+}
+
 MagickBooleanType cmc_import_float_row(MagickWand *wand, ssize_t y, size_t columns, size_t channels, const float *row) {
     Image *image = GetImageFromMagickWand(wand);
     if (image == NULL || (channels != 3 && channels != 4) || image->columns != columns || y < 0 || (size_t)y >= image->rows

@@ -77,4 +77,16 @@ struct ImportRowTests {
         _ = out.withUnsafeMutableBytes { MagickExportImagePixels(wand.pointer, 0, 0, 4, 2, "RGB", ShortPixel, $0.baseAddress) }
         #expect(out.allSatisfy { $0 == 0 }, "nothing was written")
     }
+
+    @Test("a row placed where a turn moves it holds the import's quanta, each pixel's channels together")
+    func placedRow() {
+        // Three RGB pixels placed backwards (step -3 quanta) from the last pixel's place.
+        let floats: [Float] = [0, 0.5, 1, 0.25, 0.75, -1, 2, .nan, 1e-9]
+        var direct = [UInt16](repeating: 0, count: 9)
+        cmc_float_quanta(floats, &direct, 9)
+        var placed = [UInt16](repeating: 7, count: 9)
+        placed.withUnsafeMutableBufferPointer { cmc_place_float_quanta(floats, 3, 3, $0.baseAddress! + 6, -3) }
+        #expect(placed == Array(direct[6..<9] + direct[3..<6] + direct[0..<3]))
+        #expect(direct == [0, 32768, 65535, 16384, 49151, 0, 65535, 0, 0])
+    }
 }

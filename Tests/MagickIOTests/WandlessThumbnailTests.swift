@@ -82,19 +82,20 @@ struct WandlessThumbnailTests {
         }
     }
 
-    @Test("the turns move pixels as the eight orientations say")
+    @Test("the turns place pixels as the eight orientations say")
     func turns() {
-        // A 3x2 picture of one channel, pixel values 1...6 in rows.
-        let quanta: [UInt16] = [1, 2, 3, 4, 5, 6]
-        let expected: [Orientation: [UInt16]] = [
+        // A 3x2 stored picture, pixel values 1...6 in rows, placed upright.
+        let expected: [Orientation: [Int]] = [
             .up: [1, 2, 3, 4, 5, 6], .upMirrored: [3, 2, 1, 6, 5, 4], .down: [6, 5, 4, 3, 2, 1], .downMirrored: [4, 5, 6, 1, 2, 3],
             .leftMirrored: [1, 4, 2, 5, 3, 6], .right: [4, 1, 5, 2, 6, 3], .rightMirrored: [6, 3, 5, 2, 4, 1], .left: [3, 6, 2, 5, 1, 4],
         ]
         for (orientation, values) in expected {
-            let (bytes, width, height) = WandlessThumbnail.turned(quanta, width: 3, height: 2, channels: 1, by: orientation)
-            let turned = bytes.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)) }
-            #expect(turned == values, "\(orientation)")
-            #expect((width, height) == (orientation.swapsWidthAndHeight ? (2, 3) : (3, 2)))
+            let placement = WandlessThumbnail.placement(of: orientation, width: 3, height: 2)
+            var upright = [Int](repeating: 0, count: 6)
+            for y in 0..<2 {
+                for x in 0..<3 { upright[placement.first + x * placement.across + y * placement.down] = y * 3 + x + 1 }
+            }
+            #expect(upright == values, "\(orientation)")
         }
     }
 }

@@ -5,6 +5,7 @@
 // 7 (Debian 13): the Swift code in Sources/MagickIO/Wand calls these on both lines, and the
 // version is chosen when this file is compiled (MagickLibVersion, from the header pkg-config finds).
 // CMagickWand's shim header (by path: SwiftPM gives a C target the module map, not its folder).
+#include <stddef.h>
 #include "../../../Modules/CMagickWand/shim.h"
 
 #if MagickLibVersion >= 0x700
@@ -51,6 +52,11 @@ MagickBooleanType cmc_set_image_extent(MagickWand *wand, size_t columns, size_t 
 /// `ClampToQuantum(QuantumRange * v)` in double, 0 at or below 0 (and for NaN), 65535 at or above
 /// 1, else the nearest quantum, ties up.
 void cmc_float_quanta(const float *floats, unsigned short *quanta, size_t count);
+
+/// The quanta of ``cmc_float_quanta`` for `pixels` pixels of `channels` (1...1024) floats each,
+/// the first pixel's written from `first`, each next one `step` quanta on from the one before
+/// (negative: back): a row placed where a turn moves it.
+void cmc_place_float_quanta(const float *floats, size_t pixels, size_t channels, unsigned short *first, ptrdiff_t step);
 
 /// Writes row `y` of the wand's current image from `columns` pixels of `channels` (3: RGB, 4:
 /// RGBA) floats 0...1, each sample the quantum `MagickImportImagePixels` (FloatPixel) makes of it,

@@ -102,8 +102,9 @@ extension ImageSource {
         }
     }
 
-    /// The build half, on the picture a ``ThumbnailFill`` filled the wand with.
-    private static func buildThumbnail(_ wand: Wand, _ picture: ThumbnailFill.Picture,
+    /// The build half, on the picture a ``ThumbnailFill`` filled the wand with (and on
+    /// ``WandlessThumbnail``'s template picture).
+    static func buildThumbnail(_ wand: Wand, _ picture: ThumbnailFill.Picture,
                                        options: ThumbnailOptions) throws(MagickIOError) -> Image {
         let stored = picture.stored
         // 4. Resize to the target in the stored axes: MagickIO's streaming Lanczos-3 resampler

@@ -6,8 +6,8 @@ import Foundation
 /// (``ImageSnapshot``), a plain own-path thumbnail (``ThumbnailFill/rows(_:_:of:)`` of a JPEG, PNG
 /// or WebP without an ICC profile, not cropped, metadata stripped) is resampled straight into
 /// those pixels. The new image, the float import, the turn, the depth and the export are then
-/// MagickIO's own: the quanta ImageMagick's float import makes (``cmc_float_quanta``), moved as its
-/// flop, flip, rotate, transpose and transverse move them. Everything else in the snapshot is the
+/// MagickIO's own: the quanta ImageMagick's float import makes (``cmc_float_quanta``), each row
+/// written where ImageMagick's flop, flip, rotate, transpose and transverse would move it. Everything else in the snapshot is the
 /// same for every such thumbnail of one kind but its size, so it is taken once a process from
 /// ImageMagick's own path run on a 2x3 picture of that kind (``template(_:)``), and refused (the
 /// wand path runs) unless it holds no page offset, profile or property.
@@ -27,10 +27,15 @@ final class WandlessThumbnail {
 
     let kind: Kind
     private let template: ImageSnapshot
-    private var quanta: [UInt16] = []
+    /// The picture's 16-bit quanta, upright, as the bytes the answer carries.
+    private var quanta: [UInt8] = []
     private var stored = (width: 0, height: 0)
+    private var placement = Placement(first: 0, across: 1, down: 0)
     private var rowsWritten = 0
-    /// Whether the rows went here (not into the wand), every one of them.
+    /// Whether the rows went here (not into the wand), every one of them, and the decoder then
+    /// finished without handing the file to ImageMagick. Not the count of rows alone: a decoder
+    /// may fail at its end (``RowSource/finish()``) after the resampler wrote every row, and then
+    /// ImageMagick's path fills the wand instead.
     private(set) var isFilled = false
 
     private init(kind: Kind, template: ImageSnapshot) {
@@ -73,9 +78,10 @@ final class WandlessThumbnail {
         return made
     }
 
-    /// The snapshot of ImageMagick's path (``ImageSource/fillRows(_:_:from:into:interrupt:idleCore:)``
-    /// and the build) for a 2x3 picture of `kind`: a new image, rows imported, described, turned,
-    /// normalised.
+    /// The snapshot of ImageMagick's path for a 2x3 picture of `kind`: the fill's steps
+    /// (``ImageSource/fillRows(_:_:from:into:wandless:interrupt:idleCore:)``: a new image, rows
+    /// imported, described), then the build itself (``ImageSource/buildThumbnail(_:_:options:)``),
+    /// so that a step added to the build reaches the template too.
     private static func makeTemplate(_ kind: Kind) throws(MagickIOError) -> ImageSnapshot?? {
         let wand = Wand()
         let map = kind.alpha ? "RGBA" : "RGB"
@@ -85,14 +91,18 @@ final class WandlessThumbnail {
             try row.withUnsafeMutableBufferPointer { row throws(MagickIOError) in try wand.importRow(y, row.baseAddress!, map: map) }
         }
         try wand.describe(format: kind.format, resolution: kind.resolution)
-        try wand.applyOrientation(kind.orientation)
+        let turned = kind.orientation.swapsWidthAndHeight
+        let upright = turned ? (width: 3, height: 2) : (width: 2, height: 3)
+        let geometry = ThumbnailGeometry(width: upright.width, height: upright.height,
+                                         box: ImageSize(width: upright.width, height: upright.height), mode: .fit,
+                                         gravity: .center, allowUpscale: false)
+        let picture = ThumbnailFill.Picture(geometry: geometry, stored: (2, 3), orientation: kind.orientation, warnings: [],
+                                            decoder: .imageMagick)
         var options = ThumbnailOptions()
         options.colorProfile = kind.colorProfile
-        try ImageSource.normalize(wand, options)
-        let snapshot = ImageSnapshot(wand)
-        let turned = kind.orientation.swapsWidthAndHeight
-        guard snapshot.map == map, snapshot.sampleBytes == 2, snapshot.width == (turned ? 3 : 2),
-              snapshot.height == (turned ? 2 : 3), snapshot.page.width == 0, snapshot.page.height == 0, snapshot.page.x == 0,
+        let snapshot = try ImageSource.buildThumbnail(wand, picture, options: options).storage.snapshot()
+        guard snapshot.map == map, snapshot.sampleBytes == 2, snapshot.width == upright.width,
+              snapshot.height == upright.height, snapshot.page.width == 0, snapshot.page.height == 0, snapshot.page.x == 0,
               snapshot.page.y == 0, snapshot.profiles.isEmpty,
               snapshot.properties.isEmpty, snapshot.animation == nil else { return .some(nil) }
         return snapshot
@@ -101,18 +111,46 @@ final class WandlessThumbnail {
     /// Begins the picture at `width` x `height` (the stored axes).
     func start(width: Int, height: Int) {
         stored = (width, height)
-        quanta = [UInt16](repeating: 0, count: width * height * channels)
+        placement = Self.placement(of: kind.orientation, width: width, height: height)
+        quanta = [UInt8](repeating: 0, count: width * height * channels * 2)
         rowsWritten = 0
     }
 
-    /// Writes row `y` of the resampler's floats (clamped) as ImageMagick's import would.
+    /// Writes row `y` (stored axes) of the resampler's floats (clamped) as ImageMagick's import
+    /// would, where the turn upright moves it.
     func write(_ y: Int, _ row: UnsafePointer<Float>) {
         precondition(y >= 0 && y < stored.height, "row \(y) of \(stored.height)")
-        let count = stored.width * channels
-        quanta.withUnsafeMutableBufferPointer { quanta in
-            cmc_float_quanta(row, quanta.baseAddress! + y * count, count)
+        let channels = channels, first = placement.first + y * placement.down
+        quanta.withUnsafeMutableBytes { quanta in
+            cmc_place_float_quanta(row, stored.width, channels, quanta.baseAddress!.assumingMemoryBound(to: UInt16.self) + first * channels,
+                                   placement.across * channels)
         }
         rowsWritten += 1
+    }
+
+    /// Where a turn by an orientation moves a stored picture's pixels, in pixels of the upright
+    /// picture: stored (x, y) lands at `first + x * across + y * down`.
+    struct Placement: Equatable {
+        var first: Int
+        var across: Int
+        var down: Int
+    }
+
+    /// How ImageMagick's flop, flip, rotate, transpose and transverse (``Wand/applyOrientation(_:)``)
+    /// place the pixels of a `width` x `height` stored picture turned upright by `orientation`.
+    static func placement(of orientation: Orientation, width: Int, height: Int) -> Placement {
+        // The upright picture's row length.
+        let row = orientation.swapsWidthAndHeight ? height : width
+        switch orientation {
+        case .up: return Placement(first: 0, across: 1, down: row)
+        case .upMirrored: return Placement(first: width - 1, across: -1, down: row)
+        case .down: return Placement(first: (height - 1) * row + width - 1, across: -1, down: -row)
+        case .downMirrored: return Placement(first: (height - 1) * row, across: 1, down: -row)
+        case .leftMirrored: return Placement(first: 0, across: row, down: 1)
+        case .right: return Placement(first: height - 1, across: row, down: -1)
+        case .rightMirrored: return Placement(first: (width - 1) * row + height - 1, across: -row, down: -1)
+        case .left: return Placement(first: (width - 1) * row, across: -row, down: 1)
+        }
     }
 
     /// Whether every row was written (the resampler writes each once): then the picture is done.
@@ -121,48 +159,12 @@ final class WandlessThumbnail {
         return isFilled
     }
 
-    /// The thumbnail: the picture turned upright, with the template's snapshot at its size.
+    /// The thumbnail: the upright picture, with the template's snapshot at its size.
     func image(warnings: [String], decoder: Image.Decoder) -> Image {
-        let (pixels, width, height) = Self.turned(quanta, width: stored.width, height: stored.height, channels: channels,
-                                                  by: kind.orientation)
+        let turned = kind.orientation.swapsWidthAndHeight
         var snapshot = template
-        snapshot.width = width
-        snapshot.height = height
-        return Image(answer: snapshot, pixels: pixels, orientation: .up, warnings: warnings, decoder: decoder, animation: nil)
-    }
-
-    /// `quanta` (`width` x `height` pixels of `channels`) moved as `orientation`'s turn moves them,
-    /// as bytes; and the turned size.
-    static func turned(_ quanta: [UInt16], width: Int, height: Int, channels: Int,
-                       by orientation: Orientation) -> (pixels: [UInt8], width: Int, height: Int) {
-        let swaps = orientation.swapsWidthAndHeight
-        let (outWidth, outHeight) = swaps ? (height, width) : (width, height)
-        let bytes = [UInt8](unsafeUninitializedCapacity: quanta.count * 2) { buffer, initialized in
-            let out = UnsafeMutableRawPointer(buffer.baseAddress!)
-            quanta.withUnsafeBufferPointer { input in
-                let input = input.baseAddress!
-                for y in 0..<outHeight {
-                    for x in 0..<outWidth {
-                        // The stored pixel shown at (x, y).
-                        let (sx, sy): (Int, Int)
-                        switch orientation {
-                        case .up: (sx, sy) = (x, y)
-                        case .upMirrored: (sx, sy) = (width - 1 - x, y)
-                        case .down: (sx, sy) = (width - 1 - x, height - 1 - y)
-                        case .downMirrored: (sx, sy) = (x, height - 1 - y)
-                        case .leftMirrored: (sx, sy) = (y, x)
-                        case .right: (sx, sy) = (y, height - 1 - x)
-                        case .rightMirrored: (sx, sy) = (width - 1 - y, height - 1 - x)
-                        case .left: (sx, sy) = (width - 1 - y, x)
-                        }
-                        let from = input + (sy * width + sx) * channels
-                        let to = (y * outWidth + x) * channels * 2
-                        for channel in 0..<channels { out.storeBytes(of: from[channel], toByteOffset: to + 2 * channel, as: UInt16.self) }
-                    }
-                }
-            }
-            initialized = quanta.count * 2
-        }
-        return (bytes, outWidth, outHeight)
+        snapshot.width = turned ? stored.height : stored.width
+        snapshot.height = turned ? stored.width : stored.height
+        return Image(answer: snapshot, pixels: quanta, orientation: .up, warnings: warnings, decoder: decoder, animation: nil)
     }
 }
