@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
 
@@ -51,6 +52,8 @@ struct mio_pngfast {
     int batch_short;         // the stream ended within the row after them
     size_t batch_done;       // the rows of the batch unfiltered already (two Paeth rows go together)
     uint8_t *buffer;         // READ_SIZE bytes, when reading from fd
+    size_t release_window;   // mio_pngfast_release_behind's, or 0
+    size_t released;         // the bytes of `data` let go, from its start
     char message[128];
 };
 
@@ -106,9 +109,21 @@ static int chunk_header(mio_pngfast *png, uint32_t *length, uint8_t name[4]) {
     return 0;
 }
 
+// Lets go of the mapped pages before the read offset, a window at a time. Only called where
+// nothing before the offset is still read: ISA-L has taken all it was given (it keeps what it holds
+// back in its own state).
+static void release_behind(mio_pngfast *png) {
+    if (png->release_window == 0) return;
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    const size_t upto = png->offset / page * page;
+    if (upto < png->released + png->release_window) return;
+    if (madvise((void *)(png->data + png->released), upto - png->released, MADV_DONTNEED) == 0) png->released = upto;
+}
+
 // More compressed bytes for ISA-L: the rest of this IDAT, or the next IDAT's (after the CRC of
 // this one). A chunk other than IDAT before the stream ends is libpng's "Not enough image data".
 static int feed(mio_pngfast *png) {
+    release_behind(png);
     while (png->chunk_left == 0) {
         if (check_crc(png) != 0) return -1;
         uint32_t length = 0;
@@ -168,6 +183,13 @@ static long inflate_into(mio_pngfast *png, uint8_t *out, size_t length) {
 }
 
 size_t mio_pngfast_state_bytes(void) { return sizeof(mio_pngfast) + READ_SIZE; }
+
+void mio_pngfast_release_behind(mio_pngfast *png, size_t window) {
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (png->data != NULL && window > 0) png->release_window = (window + page - 1) / page * page;
+}
+
+size_t mio_pngfast_released(const mio_pngfast *png) { return png->released; }
 
 mio_pngfast *mio_pngfast_create(const uint8_t *data, int fd, size_t size, size_t offset, uint32_t width,
                                 uint32_t height, int channels, size_t chunk_limit) {

@@ -108,6 +108,58 @@ struct IsolationTests {
         #expect(process == inProcess && process.image?[2] == Image.Decoder.libjpeg.rawValue, "\(process) / \(inProcess)")
     }
 
+    @Test("a PNG file read in place (mapped as workers read it, its pages let go behind) gives the rows read() gives, cut short or not")
+    func mappedPNG() throws {
+        #expect(!PNGRows.mapsFile(size: 1 << 20), "mapped in process")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mapped-png-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        /// Every row the ISA-L path gives, how it ends, whether the file was mapped and how much of
+        /// it was let go, when `mapsFile` asks it to be mapped (pages let go a page at a time) or read.
+        func rows(_ url: URL, size: Int, mapsFile: Bool) throws -> (rows: [UInt8], end: String, mapped: Bool, released: Int) {
+            let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+            #expect(descriptor >= 0)
+            defer { close(descriptor) }
+            var rows: [UInt8] = [], opened: PNGRows?, end = "done"
+            do throws(RowSourceFailure) {
+                let decoder = try PNGRows(input: nil, descriptor: descriptor, size: size, mapsFile: mapsFile, releaseWindow: 4096)
+                opened = decoder
+                #expect(decoder.inflatesWithISAL)
+                let row = UnsafeMutableRawPointer.allocate(byteCount: decoder.rawRowBytes, alignment: 16)
+                defer { row.deallocate() }
+                for _ in 0..<decoder.height {
+                    try decoder.readRawRow(into: row)
+                    rows += UnsafeRawBufferPointer(start: row, count: decoder.rawRowBytes)
+                }
+                try decoder.finish()
+            } catch {
+                end = "\(error)"
+            }
+            return (rows, end, opened?.isMapped ?? false, opened?.releasedBytes ?? 0)
+        }
+        // 816x612 RGB, 233 KB: many pages to let go.
+        let original = try Data(contentsOf: CalibrationImages.file(.png, width: 816, height: 612))
+        for cut in [original.count, original.count / 2, original.count - 1] {
+            let url = folder.appendingPathComponent("picture-\(cut).png")
+            try original.prefix(cut).write(to: url)
+            let (mapped, read) = (try rows(url, size: cut, mapsFile: true), try rows(url, size: cut, mapsFile: false))
+            #expect(mapped.mapped && !read.mapped)
+            #expect(!mapped.rows.isEmpty && (cut < original.count || (mapped.rows.count == 816 * 612 * 3 && mapped.end == "done")),
+                    "cut at \(cut): \(mapped.end)")
+            #expect(mapped.rows == read.rows && mapped.end == read.end, "cut at \(cut): \(mapped.end) / \(read.end)")
+            // Let go as it was read: all but the last pages read (a page is at most 64 KiB).
+            #expect(mapped.released >= cut / 2 - (64 << 10) && read.released == 0, "cut at \(cut): \(mapped.released) let go")
+        }
+        // A file cut short after its size was taken is read, not mapped past its end.
+        let url = folder.appendingPathComponent("picture-shrunk.png")
+        try original.prefix(original.count / 2).write(to: url)
+        let shrunk = try rows(url, size: original.count, mapsFile: true)
+        #expect(!shrunk.mapped && !shrunk.rows.isEmpty && shrunk.end != "done", "\(shrunk.end)")
+        // And behind the wall: a worker's thumbnail of a whole file is the one made in process.
+        let (process, inProcess) = Self.both("photo.png") { try $0.thumbnail(maxPixelSize: 64) }
+        #expect(process == inProcess && process.image?[2] == Image.Decoder.libpng.rawValue, "\(process) / \(inProcess)")
+    }
+
     @Test("the host's gate tells a worker whether a core is idle, and a big TIFF comes out the same either way",
           .timeLimit(.minutes(10)))
     func idleCoreCrosses() throws {

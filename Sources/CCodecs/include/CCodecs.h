@@ -144,13 +144,18 @@ typedef struct mio_pngfast mio_pngfast;
 // image data libpng has read (mio_png_open): from `offset` (mio_png_offset), the first IDAT's
 // data, in `data` or `fd` of `size` bytes. `chunk_limit` as mio_png_create's. NULL when it cannot
 // start. Reads the file in pieces of at most 64 KiB; holds BATCH_ROWS + 1 rows and ISA-L's state.
-// What a mio_pngfast holds whatever the picture's width: ISA-L's inflate state (about 85 KiB)
-// and the buffer a descriptor is read through.
-size_t mio_pngfast_state_bytes(void);
-
 mio_pngfast *mio_pngfast_create(const uint8_t *data, int fd, size_t size, size_t offset, uint32_t width,
                                 uint32_t height, int channels, size_t chunk_limit);
 void mio_pngfast_destroy(mio_pngfast *png);
+// What a mio_pngfast holds whatever the picture's width: ISA-L's inflate state (about 85 KiB)
+// and the buffer a descriptor is read through.
+size_t mio_pngfast_state_bytes(void);
+// For `data` that is a file mapped at a page boundary (mmap): every `window` bytes read (a
+// multiple of the page size), the pages before them are let go (MADV_DONTNEED), so that the
+// file's pages the process holds stay within about `window` however long the file is.
+void mio_pngfast_release_behind(mio_pngfast *png, size_t window);
+// The bytes of `data` let go so far (tests).
+size_t mio_pngfast_released(const mio_pngfast *png);
 // Inflates and unfilters the next row into `row` (width * channels bytes). 0 on success.
 int mio_pngfast_read_row(mio_pngfast *png, uint8_t *row);
 // After the last row: the zlib stream's end and Adler-32, then every chunk to IEND. 0 on success.

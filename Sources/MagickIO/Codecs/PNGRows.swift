@@ -11,11 +11,14 @@ import Foundation
 /// `tRNS`) is then inflated by ISA-L and unfiltered by `png_inflate.c`, about twice as fast as
 /// libpng's zlib, under the rules libpng applies (CRCs, Adler-32, IDAT contiguity, too much or too
 /// little data, IEND); whatever it doubts is a fallback too. `fastInflate: false` keeps libpng's
-/// rows throughout (the parity tests).
+/// rows throughout (the parity tests). In a decode worker that path reads the file where it lies
+/// (``mapsFile(size:)``).
 final class PNGRows: RawRowSource {
     private let decoder: OpaquePointer
     /// The ISA-L path, when it took the image data.
     private var fast: OpaquePointer?
+    /// The file mapped for the ISA-L path to read in place (``mapsFile(size:)``), unmapped after it.
+    private var mapping: (base: UnsafeMutableRawPointer, size: Int)?
     private var info = mio_png_info()
     private(set) var width = 0
     private(set) var height = 0
@@ -35,7 +38,10 @@ final class PNGRows: RawRowSource {
     /// its inflate state and read buffer, about 150 KiB), beside libpng's own state.
     static let fastStateBytes = Int(mio_pngfast_state_bytes())
 
-    init(input: UnsafePointer<UInt8>?, descriptor: Int32, size: Int, fastInflate: Bool = true) throws(RowSourceFailure) {
+    /// `mapsFile`: whether a file (`descriptor`) the ISA-L path reads is mapped rather than read
+    /// (``mapsFile(size:)`` unless a test says); `releaseWindow`: how much of it is held mapped.
+    init(input: UnsafePointer<UInt8>?, descriptor: Int32, size: Int, fastInflate: Bool = true, mapsFile: Bool? = nil,
+         releaseWindow: Int = PNGRows.releaseWindow) throws(RowSourceFailure) {
         // The sides libpng accepts: PNG's own largest. ImageMagick's width and height limits bind
         // its pixel cache, which these rows never enter; the limits checked before the decode
         // (pixel count, memory budget) bound what they cost.
@@ -56,14 +62,26 @@ final class PNGRows: RawRowSource {
         if let icc = mio_png_icc(decoder, &length), length > 0 {
             iccProfile = Array(UnsafeBufferPointer(start: icc, count: length))
         }
-        if fastInflate, info.bit_depth == 8, colour == 2 || colour == 6, info.has_trns == 0,
-           let fast = mio_pngfast_create(input, descriptor, size, mio_png_offset(decoder), info.width, info.height,
-                                         colour == 6 ? 4 : 3, Self.chunkLimit) {
+        let takesFastPath = fastInflate && info.bit_depth == 8 && (colour == 2 || colour == 6) && info.has_trns == 0
+        var data = input
+        var status = stat()
+        // Not past the file's end as it is now (cut short since its size was taken, it is read).
+        if takesFastPath, input == nil, descriptor >= 0, mapsFile ?? Self.mapsFile(size: size), fstat(descriptor, &status) == 0,
+           status.st_size >= size, let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), base != MAP_FAILED {
+            _ = madvise(base, size, MADV_SEQUENTIAL)
+            mapping = (base, size)
+            data = UnsafePointer(base.assumingMemoryBound(to: UInt8.self))
+        }
+        if takesFastPath, let fast = mio_pngfast_create(data, descriptor, size, mio_png_offset(decoder), info.width, info.height,
+                                                        colour == 6 ? 4 : 3, Self.chunkLimit) {
             self.fast = fast
+            if mapping != nil { mio_pngfast_release_behind(fast, releaseWindow) }
             info.channels = colour == 6 ? 4 : 3
             info.bytes_per_sample = 1
             info.row_bytes = Int(info.width) * Int(info.channels)
         } else {
+            if let mapping { munmap(mapping.base, mapping.size) }
+            mapping = nil
             try check(mio_png_start(decoder, &info))
         }
         try checkWarnings()
@@ -78,7 +96,28 @@ final class PNGRows: RawRowSource {
         mio_pngfast_destroy(fast)
         mio_png_destroy(decoder)
         scratch?.deallocate()
+        if let mapping { munmap(mapping.base, mapping.size) }
     }
+
+    /// Whether a file of `size` bytes the ISA-L path decodes is mapped (read-only, read in as it
+    /// is reached) rather than read 64 KiB at a time: only in a decode worker, as a JPEG
+    /// (``JPEGRows/mapsFile(size:)``, which says why: a file cut short while mapped ends its reader
+    /// with `SIGBUS`). A PNG is inflated at a few hundred MB/s, so the copy of every byte the reads
+    /// made was a tenth of its decode. The pages read are let go a ``releaseWindow`` at a time:
+    /// the worker holds at most that much of the file, however long it is (they are the page
+    /// cache's, outside the worker's data limit).
+    static func mapsFile(size: Int) -> Bool {
+        Worker.isWorker && size > 0
+    }
+
+    /// How much of a mapped file's pages the ISA-L path holds before it lets them go: 1 MiB.
+    static let releaseWindow = 1 << 20
+
+    /// Whether the ISA-L path reads the file where it lies (``mapsFile(size:)``).
+    var isMapped: Bool { mapping != nil }
+
+    /// The bytes of the mapped file let go so far.
+    var releasedBytes: Int { fast.map { Int(mio_pngfast_released($0)) } ?? 0 }
 
     var rawRowBytes: Int { Int(info.row_bytes) }
 
