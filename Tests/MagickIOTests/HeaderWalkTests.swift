@@ -155,6 +155,77 @@ struct HeaderWalkTests {
         #expect(!PNGChunks.hasTextBeforeImageData(alpha) && !PNGChunks.hasTextBeforeImageData(alpha, index: PNGIndex(alpha)))
     }
 
+    @Test("a PNG's index crosses to a decode worker as runs of chunks, and gives there the chunks the walk visits")
+    func pngIndexRuns() throws {
+        // Image data in many IDATs of one length (as libpng and libvips write 8 KiB ones), IDATs of
+        // many lengths, and a file of many empty chunks of one kind.
+        let photo = try Fixture.data("orient-6.png"), idats = try Fixture.data("pnginflate-idats.png")
+        let recut = Self.recut(photo, idat: 64)
+        var padded = Data(photo.prefix(33))
+        for _ in 0..<200 { padded += [0, 0, 0, 0] + Array("prVt".utf8) + [0, 0, 0, 0] }  // within the index's cap
+        padded += photo.dropFirst(33)
+        for data in [recut, idats, photo, padded] {
+            let bytes = SourceBytes.memory(data)
+            let index = PNGIndex(bytes)
+            let (runs, end) = try #require(index.runs(most: WorkerRequest.maxPNGRuns))
+            let chunks = runs.reduce(0) { $0 + $1.count }
+            #expect(runs.count < 20 && (data == photo || data == idats || chunks > 2 * runs.count), "\(runs.count) runs of \(chunks) chunks")
+            // Across the wire and back, as a worker reads its request.
+            var request = WorkerRequest(operation: .image(index: 0), decoding: DecodingOptions(), fromMemory: false, path: "p.png",
+                                        timeLeft: nil)
+            request.pngChunks = (runs, end)
+            let read = try request.encoded().withUnsafeBytes { try WorkerRequest($0) }
+            let crossed = try #require(read.pngChunks)
+            #expect(crossed.runs == runs && crossed.end == end)
+            let rebuilt = try #require(PNGIndex(runs: crossed.runs, end: crossed.end, most: ContainerIndex.maxEntries(fileBytes: data.count)))
+            var reader = ByteReader(bytes)
+            var walked: [[Int]] = [], visited: [[Int]] = []
+            let walkEnd = PNGChunks.walk(&reader) { _, chunk in walked.append([chunk.offset, chunk.length]); return true }
+            let visitEnd = rebuilt.visit(bytes) { _, chunk in visited.append([chunk.offset, chunk.length]); return true }
+            #expect(walked == visited && walkEnd == visitEnd && walked.count > 3)
+            // A source opened on it is the one opened by a walk.
+            let given = try ImageSource(bytes: bytes, options: DecodingOptions(), index: .png(rebuilt))
+            #expect(try given.properties() == ImageSource(data: data).properties())
+        }
+        // More runs than a request carries: none is sent (the worker walks); more chunks than
+        // the file's cap: refused.
+        var varied = Data(photo.prefix(33))
+        for length in 0..<300 { varied += [0, 0, UInt8(length >> 8), UInt8(length & 255)] + Array("prVt".utf8) + [UInt8](repeating: 0, count: length + 4) }
+        varied += photo.dropFirst(33)
+        #expect(PNGIndex(.memory(varied)).runs(most: WorkerRequest.maxPNGRuns) == nil)
+        #expect(PNGIndex(runs: [PNGIndex.Run(type: "IDAT", length: 0, count: 1_000)], end: .imageEnd, most: 999) == nil)
+        // A request with more runs than it may carry is malformed.
+        var request = WorkerRequest(operation: .image(index: 0), decoding: DecodingOptions(), fromMemory: false, path: "p.png", timeLeft: nil)
+        request.pngChunks = (Array(repeating: PNGIndex.Run(type: "IDAT", length: 1, count: 1), count: WorkerRequest.maxPNGRuns + 1), .imageEnd)
+        #expect(throws: WireReader.Malformed.self) { try request.encoded().withUnsafeBytes { try WorkerRequest($0) } }
+    }
+
+    /// `png` with its image data cut again into IDATs of `size` bytes (the last shorter).
+    static func recut(_ png: Data, idat size: Int) -> Data {
+        let bytes = [UInt8](png)
+        var out = Array(bytes[0..<8]), data: [UInt8] = [], offset = 8, placed = false
+        func chunk(_ type: [UInt8], _ body: ArraySlice<UInt8>) -> [UInt8] {
+            let count = body.count
+            return [UInt8(count >> 24), UInt8(count >> 16 & 255), UInt8(count >> 8 & 255), UInt8(count & 255)] + type + body
+                + withUnsafeBytes(of: crc32(type + body).bigEndian) { Array($0) }
+        }
+        while offset + 12 <= bytes.count {
+            let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            let type = Array(bytes[(offset + 4)..<(offset + 8)]), body = bytes[(offset + 8)..<(offset + 8 + length)]
+            offset += 12 + length
+            if type == Array("IDAT".utf8) {
+                data += body
+                // The run ends at the next chunk that is not IDAT.
+                guard offset + 8 <= bytes.count, Array(bytes[(offset + 4)..<(offset + 8)]) != type, !placed else { continue }
+                for start in stride(from: 0, to: data.count, by: size) { out += chunk(type, data[start..<min(start + size, data.count)]) }
+                placed = true
+                continue
+            }
+            out += chunk(type, body)
+        }
+        return Data(out)
+    }
+
     @Test("a WebP's index hands over the chunks the walk visits; past its cap it walks again")
     func riffIndex() throws {
         let photo = try Fixture.data("orient-6.webp")  // VP8X, VP8L, EXIF

@@ -101,7 +101,8 @@ enum DecodeWorkers {
             let elapsed = interrupt?.elapsed ?? .zero
             timeLeft = WorkerRequest.nanoseconds(max(limit - elapsed, .zero))
         }
-        let request = WorkerRequest(operation: operation, decoding: options, fromMemory: fromMemory, path: path, timeLeft: timeLeft)
+        var request = WorkerRequest(operation: operation, decoding: options, fromMemory: fromMemory, path: path, timeLeft: timeLeft)
+        request.pngChunks = source.index?.png?.runs(most: WorkerRequest.maxPNGRuns)
         let message = request.encoded()
         guard message.withUnsafeBytes({ mio_worker_send(worker.socket, $0.baseAddress, $0.count, descriptor) }) == 0 else {
             // Ended already, almost surely (its end is what it was); a signal to a process not yet

@@ -107,8 +107,16 @@ enum Worker {
     }
 
     /// The source, as the host had it: an in-memory source's bytes mapped from the memory file,
-    /// a file's own descriptor otherwise.
+    /// a file's own descriptor otherwise; a PNG's chunks as the host walked them, where it sent them.
     private static func open(_ request: WorkerRequest, descriptor: Int32) throws(MagickIOError) -> ImageSource {
+        let bytes = try sourceBytes(request, descriptor: descriptor)
+        let index = request.pngChunks.flatMap {
+            PNGIndex(runs: $0.runs, end: $0.end, most: ContainerIndex.maxEntries(fileBytes: bytes.count)).map(ContainerIndex.png)
+        }
+        return try ImageSource(bytes: bytes, options: request.decoding, index: index)
+    }
+
+    private static func sourceBytes(_ request: WorkerRequest, descriptor: Int32) throws(MagickIOError) -> SourceBytes {
         if request.fromMemory {
             var status = stat()
             guard fstat(descriptor, &status) == 0, status.st_size > 0,
@@ -117,9 +125,9 @@ enum Worker {
             }
             let size = Int(status.st_size)
             let data = Data(bytesNoCopy: mapped, count: size, deallocator: .custom { pointer, count in munmap(pointer, count) })
-            return try ImageSource(bytes: .memory(data), options: request.decoding)
+            return .memory(data)
         }
-        return try ImageSource(bytes: .file(OpenFile(duplicating: descriptor, path: request.path)), options: request.decoding)
+        return .file(try OpenFile(duplicating: descriptor, path: request.path))
     }
 
     /// Writes the answer into a memory file (its header, then from a page boundary the pixels) and

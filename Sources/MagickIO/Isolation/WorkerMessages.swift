@@ -39,6 +39,14 @@ struct WorkerRequest: Sendable {
     var timeLeft: Int?
     /// The host's ImageMagick limits (``ResourceLimits``), which the worker's ImageMagick takes.
     var resources = ResourceLimits.current
+    /// A PNG source's chunks as the host walked them at open (``PNGIndex/runs(most:)``), which the
+    /// worker's source takes instead of walking the file again; nil for other formats, or a list
+    /// of more than ``maxPNGRuns`` runs.
+    var pngChunks: (runs: [PNGIndex.Run], end: PNGChunks.End)?
+
+    /// The most runs of PNG chunks a request carries: a file's image data in IDATs of one length,
+    /// and its other chunks, are a few dozen.
+    static let maxPNGRuns = 256
 
     func encoded() -> [UInt8] {
         var wire = WireWriter()
@@ -94,8 +102,20 @@ struct WorkerRequest: Sendable {
                       resources.listLength, resources.threads] {
             wire.put(value)
         }
+        wire.put(pngChunks) { wire, chunks in
+            wire.put(chunks.runs.count)
+            for run in chunks.runs {
+                wire.put(run.type)
+                wire.put(run.length)
+                wire.put(run.count)
+            }
+            wire.put(Self.ends.firstIndex(of: chunks.end)!)
+        }
         return wire.bytes
     }
+
+    /// How a PNG's walk may end, in the order the wire numbers them.
+    private static let ends: [PNGChunks.End] = [.imageEnd, .stopped, .truncated]
 
     init(operation: Operation, decoding: DecodingOptions, fromMemory: Bool, path: String, timeLeft: Int?) {
         self.operation = operation
@@ -151,9 +171,17 @@ struct WorkerRequest: Sendable {
         resources = ResourceLimits(memory: try wire.int(in: natural), map: try wire.int(in: natural), disk: try wire.int(in: natural),
                                    area: try wire.int(in: natural), width: try wire.int(in: natural), height: try wire.int(in: natural),
                                    listLength: try wire.int(in: natural), threads: try wire.int(in: natural))
+        pngChunks = try wire.optional { (wire: inout WireReader) throws(WireReader.Malformed) in
+            var runs: [PNGIndex.Run] = []
+            for _ in 0..<(try wire.int(in: 0...Self.maxPNGRuns)) {
+                runs.append(PNGIndex.Run(type: try wire.string(), length: try wire.int(in: 0...Int(UInt32.max)),
+                                         count: try wire.int(in: 1...Int.max)))
+            }
+            return (runs, try wire.oneOf(Self.ends))
+        }
     }
 
-    static let version = 3
+    static let version = 4
 
     static func nanoseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components

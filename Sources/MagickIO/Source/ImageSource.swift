@@ -105,7 +105,10 @@ public struct ImageSource: Sendable {
     /// allowed by default. A format outside them that the user allowed (``ImageMagick/allowedDecoders``,
     /// such as `tga`) has no walker and is pinged by its ImageMagick coder (`MagickPingImageBlob`),
     /// outside the promise that opening costs only the headers.
-    init(bytes: SourceBytes, options: DecodingOptions) throws(MagickIOError) {
+    ///
+    /// `index`: the container's walk made already, of these bytes (a decode worker's source takes
+    /// its host's, ``WorkerRequest/pngChunks``); used where it is of the format found.
+    init(bytes: SourceBytes, options: DecodingOptions, index given: ContainerIndex? = nil) throws(MagickIOError) {
         guard bytes.count > 0 else { throw MagickIOError(.emptyData, "the data is empty") }
         let head = Data(bytes.read(at: 0, length: 8192))
         guard let format = ImageFormat.sniff(head) ?? ImageFormat.magickGuess(head) else {
@@ -114,7 +117,7 @@ public struct ImageSource: Sendable {
         guard ImageMagick.allowedDecoders.contains(format) else {
             throw MagickIOError(.formatNotAllowed, "\(format.rawValue) content is not among the allowed decoders")
         }
-        let index = ContainerIndex(bytes, format: format, maxPages: options.maxFrameCount)
+        let index = given?.png != nil && format == .png ? given : ContainerIndex(bytes, format: format, maxPages: options.maxFrameCount)
         var header = ImageHeader.parse(bytes, format: format, index: index)
         if let header, let reason = header.corrupt {
             throw MagickIOError(header.refusal, reason)
