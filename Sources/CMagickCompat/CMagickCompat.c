@@ -231,9 +231,10 @@ void cmc_place_float_quanta(const float *floats, size_t pixels, size_t channels,
     for (size_t done = 0; done < pixels; done += chunk) {
         const size_t count = pixels - done < chunk ? pixels - done : chunk;
         cmc_float_quanta(floats + done * channels, quanta, count * channels);
-        unsigned short *to = first + (ptrdiff_t)done * step;
-        for (const unsigned short *from = quanta; from < quanta + count * channels; from += channels, to += step) {
-            for (size_t channel = 0; channel < channels; channel++) to[channel] = from[channel];
+        for (size_t i = 0; i < count; i++) {
+            // Each place from `first` (a pointer stepped past the last would point outside the picture).
+            unsigned short *to = first + (ptrdiff_t)(done + i) * step;
+            for (size_t channel = 0; channel < channels; channel++) to[channel] = quanta[i * channels + channel];
         }
     }
 }

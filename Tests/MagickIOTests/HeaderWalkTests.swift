@@ -173,10 +173,10 @@ struct HeaderWalkTests {
             // Across the wire and back, as a worker reads its request.
             var request = WorkerRequest(operation: .image(index: 0), decoding: DecodingOptions(), fromMemory: false, path: "p.png",
                                         timeLeft: nil)
-            request.pngChunks = (runs, end)
+            request.pngChunks = (runs, end, data.count)
             let read = try request.encoded().withUnsafeBytes { try WorkerRequest($0) }
             let crossed = try #require(read.pngChunks)
-            #expect(crossed.runs == runs && crossed.end == end)
+            #expect(crossed.runs == runs && crossed.end == end && crossed.fileBytes == data.count)
             let rebuilt = try #require(PNGIndex(runs: crossed.runs, end: crossed.end, most: ContainerIndex.maxEntries(fileBytes: data.count)))
             var reader = ByteReader(bytes)
             var walked: [[Int]] = [], visited: [[Int]] = []
@@ -196,7 +196,7 @@ struct HeaderWalkTests {
         #expect(PNGIndex(runs: [PNGIndex.Run(type: "IDAT", length: 0, count: 1_000)], end: .imageEnd, most: 999) == nil)
         // A request with more runs than it may carry is malformed.
         var request = WorkerRequest(operation: .image(index: 0), decoding: DecodingOptions(), fromMemory: false, path: "p.png", timeLeft: nil)
-        request.pngChunks = (Array(repeating: PNGIndex.Run(type: "IDAT", length: 1, count: 1), count: WorkerRequest.maxPNGRuns + 1), .imageEnd)
+        request.pngChunks = (Array(repeating: PNGIndex.Run(type: "IDAT", length: 1, count: 1), count: WorkerRequest.maxPNGRuns + 1), .imageEnd, 100)
         #expect(throws: WireReader.Malformed.self) { try request.encoded().withUnsafeBytes { try WorkerRequest($0) } }
     }
 

@@ -39,7 +39,8 @@ final class PNGRows: RawRowSource {
     static let fastStateBytes = Int(mio_pngfast_state_bytes())
 
     /// `mapsFile`: whether a file (`descriptor`) the ISA-L path reads is mapped rather than read
-    /// (``mapsFile(size:)`` unless a test says); `releaseWindow`: how much of it is held mapped.
+    /// (``mapsFile(size:)`` unless a test says); `releaseWindow`: how much of its image data read
+    /// stays resident before it is let go (the whole file stays mapped).
     init(input: UnsafePointer<UInt8>?, descriptor: Int32, size: Int, fastInflate: Bool = true, mapsFile: Bool? = nil,
          releaseWindow: Int = PNGRows.releaseWindow) throws(RowSourceFailure) {
         // The sides libpng accepts: PNG's own largest. ImageMagick's width and height limits bind
@@ -103,9 +104,9 @@ final class PNGRows: RawRowSource {
     /// is reached) rather than read 64 KiB at a time: only in a decode worker, as a JPEG
     /// (``JPEGRows/mapsFile(size:)``, which says why: a file cut short while mapped ends its reader
     /// with `SIGBUS`). A PNG is inflated at a few hundred MB/s, so the copy of every byte the reads
-    /// made was a tenth of its decode. The pages read are let go a ``releaseWindow`` at a time:
-    /// the worker holds at most that much of the file, however long it is (they are the page
-    /// cache's, outside the worker's data limit).
+    /// made was a tenth of its decode. The pages of image data read are let go a ``releaseWindow``
+    /// at a time: the worker holds about that much of them however long they are, and the chunks
+    /// before and after them (they are the page cache's, outside the worker's data limit).
     static func mapsFile(size: Int) -> Bool {
         Worker.isWorker && size > 0
     }

@@ -102,7 +102,7 @@ enum DecodeWorkers {
             timeLeft = WorkerRequest.nanoseconds(max(limit - elapsed, .zero))
         }
         var request = WorkerRequest(operation: operation, decoding: options, fromMemory: fromMemory, path: path, timeLeft: timeLeft)
-        request.pngChunks = source.index?.png?.runs(most: WorkerRequest.maxPNGRuns)
+        request.pngChunks = source.index?.png?.runs(most: WorkerRequest.maxPNGRuns).map { ($0.runs, $0.end, source.bytes.count) }
         let message = request.encoded()
         guard message.withUnsafeBytes({ mio_worker_send(worker.socket, $0.baseAddress, $0.count, descriptor) }) == 0 else {
             // Ended already, almost surely (its end is what it was); a signal to a process not yet

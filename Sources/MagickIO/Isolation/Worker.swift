@@ -107,11 +107,13 @@ enum Worker {
     }
 
     /// The source, as the host had it: an in-memory source's bytes mapped from the memory file,
-    /// a file's own descriptor otherwise; a PNG's chunks as the host walked them, where it sent them.
+    /// a file's own descriptor otherwise; a PNG's chunks as the host walked them, where it sent them
+    /// and the file is still of the size it walked (else the file changed: it is walked again).
     private static func open(_ request: WorkerRequest, descriptor: Int32) throws(MagickIOError) -> ImageSource {
         let bytes = try sourceBytes(request, descriptor: descriptor)
-        let index = request.pngChunks.flatMap {
-            PNGIndex(runs: $0.runs, end: $0.end, most: ContainerIndex.maxEntries(fileBytes: bytes.count)).map(ContainerIndex.png)
+        let index = request.pngChunks.flatMap { chunks in
+            chunks.fileBytes != bytes.count ? nil
+                : PNGIndex(runs: chunks.runs, end: chunks.end, most: ContainerIndex.maxEntries(fileBytes: bytes.count)).map(ContainerIndex.png)
         }
         return try ImageSource(bytes: bytes, options: request.decoding, index: index)
     }

@@ -39,14 +39,15 @@ struct WorkerRequest: Sendable {
     var timeLeft: Int?
     /// The host's ImageMagick limits (``ResourceLimits``), which the worker's ImageMagick takes.
     var resources = ResourceLimits.current
-    /// A PNG source's chunks as the host walked them at open (``PNGIndex/runs(most:)``), which the
-    /// worker's source takes instead of walking the file again; nil for other formats, or a list
-    /// of more than ``maxPNGRuns`` runs.
-    var pngChunks: (runs: [PNGIndex.Run], end: PNGChunks.End)?
+    /// A PNG source's chunks as the host walked them at open (``PNGIndex/runs(most:)``) and the
+    /// size of the bytes it walked, which the worker's source takes instead of walking the file
+    /// again when its bytes are of that size; nil for other formats, or a list of more than
+    /// ``maxPNGRuns`` runs.
+    var pngChunks: (runs: [PNGIndex.Run], end: PNGChunks.End, fileBytes: Int)?
 
     /// The most runs of PNG chunks a request carries: a file's image data in IDATs of one length,
-    /// and its other chunks, are a few dozen.
-    static let maxPNGRuns = 256
+    /// and its other chunks, are a few; 64 runs are about 2 KiB of a request.
+    static let maxPNGRuns = 64
 
     func encoded() -> [UInt8] {
         var wire = WireWriter()
@@ -110,6 +111,7 @@ struct WorkerRequest: Sendable {
                 wire.put(run.count)
             }
             wire.put(Self.ends.firstIndex(of: chunks.end)!)
+            wire.put(chunks.fileBytes)
         }
         return wire.bytes
     }
@@ -177,7 +179,7 @@ struct WorkerRequest: Sendable {
                 runs.append(PNGIndex.Run(type: try wire.string(), length: try wire.int(in: 0...Int(UInt32.max)),
                                          count: try wire.int(in: 1...Int.max)))
             }
-            return (runs, try wire.oneOf(Self.ends))
+            return (runs, try wire.oneOf(Self.ends), try wire.int(in: natural))
         }
     }
 

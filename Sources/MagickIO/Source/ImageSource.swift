@@ -107,7 +107,9 @@ public struct ImageSource: Sendable {
     /// outside the promise that opening costs only the headers.
     ///
     /// `index`: the container's walk made already, of these bytes (a decode worker's source takes
-    /// its host's, ``WorkerRequest/pngChunks``); used where it is of the format found.
+    /// its host's, ``WorkerRequest/pngChunks``, for a file of the size the host walked: a file
+    /// rewritten in place at the same size between the two is read by the index the host made,
+    /// as the host's own header was); used where it is of the format found.
     init(bytes: SourceBytes, options: DecodingOptions, index given: ContainerIndex? = nil) throws(MagickIOError) {
         guard bytes.count > 0 else { throw MagickIOError(.emptyData, "the data is empty") }
         let head = Data(bytes.read(at: 0, length: 8192))
