@@ -34,13 +34,7 @@ struct PNGInflateTests {
             Result { () throws(RowSourceFailure) -> Decoded in
                 let rows = try PNGRows(input: input, descriptor: fd, size: data.count, fastInflate: fast)
                 var decoded = Decoded(channels: rows.channels, isal: rows.inflatesWithISAL)
-                let row = UnsafeMutableRawPointer.allocate(byteCount: rows.rawRowBytes, alignment: 16)
-                defer { row.deallocate() }
-                for _ in 0..<rows.height {
-                    try rows.readRawRow(into: row)
-                    decoded.rows += UnsafeRawBufferPointer(start: row, count: rows.rawRowBytes)
-                }
-                try rows.finish()
+                try rows.readAllRawRows(into: &decoded.rows)
                 return decoded
             }
         }

@@ -19,7 +19,7 @@ final class JPEGRows: RawRowSource {
     /// One row of libjpeg's 8-bit output.
     private var scratch: UnsafeMutablePointer<UInt8>?
     /// The file mapped for libjpeg to read in place (``mapsFile(size:)``), unmapped after the decoder.
-    private var mapping: (base: UnsafeMutableRawPointer, size: Int)?
+    private var mapping: FileMapping?
 
     /// The header of `input` read, the file checked to be one this path decodes exactly, and
     /// decompression started at `scale`/8. libjpeg may allocate at most `memoryLimit` bytes.
@@ -40,15 +40,10 @@ final class JPEGRows: RawRowSource {
         self.decoder = decoder
         self.interrupt = interrupt
         self.strictness = strictness
-        var input = input
-        var status = stat()
-        // Not past the file's end as it is now (cut short since its size was taken, it is read).
-        if input == nil, descriptor >= 0, mapsFile ?? Self.mapsFile(size: size), fstat(descriptor, &status) == 0, status.st_size >= size,
-           let base = mmap(nil, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, descriptor, 0), base != MAP_FAILED {
-            mapping = (base, size)
-            input = UnsafePointer(base.assumingMemoryBound(to: UInt8.self))
+        if input == nil, mapsFile ?? Self.mapsFile(size: size) {
+            mapping = FileMapping(descriptor: descriptor, size: size, access: .whole)
         }
-        try check(mio_jpeg_open(decoder, input, descriptor, size, &info))
+        try check(mio_jpeg_open(decoder, input ?? mapping?.bytes, descriptor, size, &info))
         guard info.components == 3, info.colorspace == MIO_JPEG_YCBCR || info.colorspace == MIO_JPEG_RGB,
               info.adobe == 0 else {
             throw .fallback("a JPEG with \(info.components) components (colour space \(info.colorspace.rawValue), Adobe marker \(info.adobe))")
@@ -73,22 +68,17 @@ final class JPEGRows: RawRowSource {
     deinit {
         mio_jpeg_destroy(decoder)
         scratch?.deallocate()
-        if let mapping { munmap(mapping.base, mapping.size) }
     }
 
-    /// Whether a file of `size` bytes is mapped (read-only, its pages read in at once) for libjpeg
-    /// to decode in place rather than read 256 KiB at a time (`MIO_JPEG_READ_SIZE`): only in a
-    /// decode worker, and up to ``maxMappedBytes``. libjpeg-turbo's fast Huffman decoder then runs
-    /// to the end of the file instead of stopping a few KiB before the end of each read, and the
-    /// bytes are not copied: about 0.6 ms less CPU for a 12 MP photo (the last KiB of every
-    /// 256 KiB read decoded at half speed, and the copy). The pages are the page cache's, not the
-    /// worker's heap: its data limit does not count them, and its resident size grows by at most
-    /// ``maxMappedBytes``. Not in process: a file cut short while it is mapped (or a page the disk
-    /// cannot read) ends its reader with `SIGBUS`, which a worker's host reports as the decoder's
-    /// crash (``MagickIOError/Kind/corruptImage``) and a process of the user's would not survive.
-    /// The worker maps the file at the size it finds when it opens it.
+    /// Whether a file of `size` bytes is mapped (``FileMapping``, its pages read in at once) for
+    /// libjpeg to decode in place rather than read 256 KiB at a time (`MIO_JPEG_READ_SIZE`): only in
+    /// a decode worker (``FileMapping/isAllowed(size:)``, which says why), and up to
+    /// ``maxMappedBytes``. libjpeg-turbo's fast Huffman decoder then runs to the end of the file
+    /// instead of stopping a few KiB before the end of each read, and the bytes are not copied:
+    /// about 0.6 ms less CPU for a 12 MP photo (the last KiB of every 256 KiB read decoded at half
+    /// speed, and the copy). The worker's resident size grows by at most ``maxMappedBytes``.
     static func mapsFile(size: Int) -> Bool {
-        Worker.isWorker && size > 0 && size <= maxMappedBytes
+        FileMapping.isAllowed(size: size) && size <= maxMappedBytes
     }
 
     /// The largest JPEG a worker maps: 8 MiB, a 24 MP photo and then some.

@@ -18,7 +18,7 @@ final class PNGRows: RawRowSource {
     /// The ISA-L path, when it took the image data.
     private var fast: OpaquePointer?
     /// The file mapped for the ISA-L path to read in place (``mapsFile(size:)``), unmapped after it.
-    private var mapping: (base: UnsafeMutableRawPointer, size: Int)?
+    private var mapping: FileMapping?
     private var info = mio_png_info()
     private(set) var width = 0
     private(set) var height = 0
@@ -64,24 +64,17 @@ final class PNGRows: RawRowSource {
             iccProfile = Array(UnsafeBufferPointer(start: icc, count: length))
         }
         let takesFastPath = fastInflate && info.bit_depth == 8 && (colour == 2 || colour == 6) && info.has_trns == 0
-        var data = input
-        var status = stat()
-        // Not past the file's end as it is now (cut short since its size was taken, it is read).
-        if takesFastPath, input == nil, descriptor >= 0, mapsFile ?? Self.mapsFile(size: size), fstat(descriptor, &status) == 0,
-           status.st_size >= size, let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), base != MAP_FAILED {
-            _ = madvise(base, size, MADV_SEQUENTIAL)
-            mapping = (base, size)
-            data = UnsafePointer(base.assumingMemoryBound(to: UInt8.self))
+        if takesFastPath, input == nil, mapsFile ?? Self.mapsFile(size: size) {
+            mapping = FileMapping(descriptor: descriptor, size: size, access: .sequential)
         }
-        if takesFastPath, let fast = mio_pngfast_create(data, descriptor, size, mio_png_offset(decoder), info.width, info.height,
-                                                        colour == 6 ? 4 : 3, Self.chunkLimit) {
+        if takesFastPath, let fast = mio_pngfast_create(input ?? mapping?.bytes, descriptor, size, mio_png_offset(decoder),
+                                                        info.width, info.height, colour == 6 ? 4 : 3, Self.chunkLimit) {
             self.fast = fast
             if mapping != nil { mio_pngfast_release_behind(fast, releaseWindow) }
             info.channels = colour == 6 ? 4 : 3
             info.bytes_per_sample = 1
             info.row_bytes = Int(info.width) * Int(info.channels)
         } else {
-            if let mapping { munmap(mapping.base, mapping.size) }
             mapping = nil
             try check(mio_png_start(decoder, &info))
         }
@@ -97,18 +90,16 @@ final class PNGRows: RawRowSource {
         mio_pngfast_destroy(fast)
         mio_png_destroy(decoder)
         scratch?.deallocate()
-        if let mapping { munmap(mapping.base, mapping.size) }
     }
 
-    /// Whether a file of `size` bytes the ISA-L path decodes is mapped (read-only, read in as it
-    /// is reached) rather than read 64 KiB at a time: only in a decode worker, as a JPEG
-    /// (``JPEGRows/mapsFile(size:)``, which says why: a file cut short while mapped ends its reader
-    /// with `SIGBUS`). A PNG is inflated at a few hundred MB/s, so the copy of every byte the reads
-    /// made was a tenth of its decode. The pages of image data read are let go a ``releaseWindow``
-    /// at a time: the worker holds about that much of them however long they are, and the chunks
-    /// before and after them (they are the page cache's, outside the worker's data limit).
+    /// Whether a file of `size` bytes the ISA-L path decodes is mapped (``FileMapping``, read in as
+    /// it is reached) rather than read 64 KiB at a time: only in a decode worker
+    /// (``FileMapping/isAllowed(size:)``, which says why). A PNG is inflated at a few hundred
+    /// MB/s, so the copy of every byte the reads made was a tenth of its decode. The pages of image
+    /// data read are let go a ``releaseWindow`` at a time: the worker holds about that much of them
+    /// however long they are, and the chunks before and after them.
     static func mapsFile(size: Int) -> Bool {
-        Worker.isWorker && size > 0
+        FileMapping.isAllowed(size: size)
     }
 
     /// How much of a mapped file's pages the ISA-L path holds before it lets them go: 1 MiB.
