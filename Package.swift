@@ -141,7 +141,7 @@ let package = Package(
         // The README's examples, compiled in sync and async contexts and run by ExamplesTests.
         .executableTarget(
             name: "APIExamples",
-            dependencies: ["MagickIO", "MagickIORemote"],
+            dependencies: ["MagickIO"],
             path: "Tests/APIExamples"
         ),
         // The cost model's calibration probe, run by CostModelTests in a process of its own.
@@ -156,15 +156,7 @@ let package = Package(
             exclude: ["Fixtures/make-fixtures.sh", "Fixtures/make-thumbhash-references.py"],
             resources: [.copy("Fixtures")]
         ),
-        // MagickIORemote's tests, against an origin of their own on loopback (Support/). Empty
-        // unless the `Remote` trait is enabled: `swift test --traits Remote`.
-        .testTarget(
-            name: "MagickIORemoteTests",
-            dependencies: [
-                "MagickIO", "MagickIORemote",
-                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Remote"])),
-                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Remote"])),
-            ]
-        ),
+        // MagickIORemote's tests are the examples package's (Examples/Package.swift), which builds
+        // MagickIO with the `Remote` trait and the HTTP stack once for them and the gallery.
     ]
 )

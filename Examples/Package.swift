@@ -1,7 +1,7 @@
 // swift-tools-version: 6.1
-// The gallery example, MagickIO in a Hummingbird 2 service, and its tests, in a package of their
-// own: Hummingbird brings SwiftNIO, AsyncHTTPClient and BoringSSL, which a package that depends on
-// the MagickIO library must not resolve. Run from the repository's root:
+// The gallery example, MagickIO in a Hummingbird 2 service, and its tests (and MagickIORemote's),
+// in a package of their own: Hummingbird brings SwiftNIO, AsyncHTTPClient and BoringSSL, which a
+// package that depends on the MagickIO library must not resolve. Run from the repository's root:
 // `swift run --package-path Examples -c release gallery`. The `thumbnail` and `imageinfo` examples
 // beside it belong to the root package (the README's `swift run -c release thumbnail`).
 import Foundation
@@ -28,6 +28,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+        // MagickIORemote's tests run their origin on SwiftNIO (already in the graph: AsyncHTTPClient's).
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
+        // MagickIORemote's documentation is built here, where the module is built with its trait:
+        // `swift package --package-path Examples generate-documentation --target MagickIORemote`.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // The examples' shared code (Shared/), which the root package builds as ExampleSupport for
@@ -70,6 +75,19 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/GalleryTests"
+        ),
+        // MagickIORemote's own tests, against an origin of their own on loopback (Support/), and
+        // the README's remote example compiled: here rather than in the root package, because this
+        // package builds MagickIO with the `Remote` trait and the HTTP stack anyway, once for both.
+        .testTarget(
+            name: "MagickIORemoteTests",
+            dependencies: [
+                .product(name: "MagickIO", package: magickIOPackage),
+                .product(name: "MagickIORemote", package: magickIOPackage),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Tests/MagickIORemoteTests"
         ),
     ]
 )

@@ -5,20 +5,9 @@
 // functions used typed throws: building this target is the regression test.
 import Foundation
 import MagickIO
-#if Remote
-import MagickIORemote
 
-/// The README's remote example, compiled with the `Remote` trait (`swift build --traits Remote`);
-/// not run, as it needs a server to fetch from (MagickIORemoteTests run the loader).
-func remoteExample(url: URL) async throws {
-    var configuration = RemoteImageLoader.Configuration()
-    configuration.allowedSources = ["https://images.example.com/"]
-    let loader = RemoteImageLoader(configuration: configuration)        // one, long-lived, shared
-    let thumb = try await loader.thumbnail(of: url, maxPixelSize: 256)  // coalesced, cached
-    try await loader.shutdown()                                         // when the service stops
-    _ = thumb
-}
-#endif
+// The README's remote example is compiled with MagickIORemote's tests, in the examples package
+// (Examples/Tests/MagickIORemoteTests/ReadmeExample.swift), which builds the `Remote` trait.
 
 /// Where the Thumbnailer example writes a result.
 func output(for input: URL) -> URL {

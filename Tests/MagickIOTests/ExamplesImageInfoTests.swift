@@ -142,12 +142,14 @@ extension ExamplesTests {
     @Test("the README's and Getting Started's Swift examples are compiled and run as written, in async and sync contexts")
     func readmeExamples() async throws {
         // Every Swift block of the README and the Getting Started article (its `import` lines and
-        // a Package.swift excerpt aside) stands verbatim in APIExamples.
-        let readme = try ["README.md", "Sources/MagickIO/MagickIO.docc/GettingStarted.md"].map {
-            try String(contentsOf: Harness.packageRoot.appendingPathComponent($0), encoding: .utf8)
-        }.joined(separator: "\n")
-        let examples = try String(contentsOf: Harness.packageRoot.appendingPathComponent("Tests/APIExamples/main.swift"),
-                                  encoding: .utf8)
+        // a Package.swift excerpt aside) stands verbatim in APIExamples, or (the remote example,
+        // which needs the `Remote` trait) in the examples package's MagickIORemote tests.
+        func text(_ paths: [String]) throws -> String {
+            try paths.map { try String(contentsOf: Harness.packageRoot.appendingPathComponent($0), encoding: .utf8) }
+                .joined(separator: "\n")
+        }
+        let readme = try text(["README.md", "Sources/MagickIO/MagickIO.docc/GettingStarted.md"])
+        let examples = try text(["Tests/APIExamples/main.swift", "Examples/Tests/MagickIORemoteTests/ReadmeExample.swift"])
         let exampleLines = examples.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         let blocks = readme.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "\n```")[0] }
             .filter { !$0.hasPrefix("// Package.swift") }
@@ -158,7 +160,7 @@ extension ExamplesTests {
             let found = exampleLines.indices.contains { start in
                 start + lines.count <= exampleLines.count && Array(exampleLines[start..<start + lines.count]) == lines
             }
-            #expect(found, "not in Tests/APIExamples/main.swift as written:\n\(block)")
+            #expect(found, "not in Tests/APIExamples/main.swift (or ReadmeExample.swift) as written:\n\(block)")
         }
         // And they do what they say, on a photo stored turned (orientation 6).
         let sandbox = try Sandbox()

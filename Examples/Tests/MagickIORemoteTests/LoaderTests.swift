@@ -1,4 +1,3 @@
-#if Remote
 import Foundation
 import MagickIO
 import Testing
@@ -63,4 +62,3 @@ struct LoaderTests {
         try await loader.shutdown()
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if Remote
 import Foundation
 import MagickIO
 import Testing
@@ -78,4 +77,3 @@ struct EarlyRefusalTests {
         try await loader.shutdown()
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if Remote
 import Foundation
 import MagickIO
 import NIOCore
@@ -61,4 +60,3 @@ struct AddressGateTests {
         await open.close()
     }
 }
-#endif

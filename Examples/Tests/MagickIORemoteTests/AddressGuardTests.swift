@@ -1,4 +1,3 @@
-#if Remote
 import Foundation
 import MagickIO
 import NIOCore
@@ -111,4 +110,3 @@ struct AddressGuardTests {
         try await loader.shutdown()
     }
 }
-#endif

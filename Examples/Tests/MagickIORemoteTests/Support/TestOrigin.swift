@@ -1,4 +1,3 @@
-#if Remote
 import Foundation
 import Synchronization
 
@@ -206,4 +205,3 @@ final class TestOrigin: Sendable {
         return Request(path: String(parts[1]), headers: headers)
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if Remote
 import Foundation
 import MagickIO
 import Testing
@@ -71,4 +70,3 @@ struct CoalescingTests {
         try await loader.shutdown()
     }
 }
-#endif

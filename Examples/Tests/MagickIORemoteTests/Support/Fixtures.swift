@@ -1,14 +1,12 @@
-#if Remote
 import Foundation
 import MagickIO
 @testable import MagickIORemote
 
-/// MagickIOTests' fixture images, read where they lie.
+/// MagickIOTests' fixture images, read where they lie (the root package's `Tests/MagickIOTests/Fixtures`).
 enum Fixture {
     static func data(_ name: String) throws -> Data {
-        let folder = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("MagickIOTests/Fixtures")
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()  // Examples/Tests/MagickIORemoteTests/Support
+            .appendingPathComponent("../../../../Tests/MagickIOTests/Fixtures").standardizedFileURL
         return try Data(contentsOf: folder.appendingPathComponent(name))
     }
 
@@ -57,4 +55,3 @@ func magickError(_ body: () async throws -> Void) async -> MagickIOError? {
         return error as? MagickIOError
     }
 }
-#endif
