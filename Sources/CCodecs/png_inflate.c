@@ -53,6 +53,7 @@ struct mio_pngfast {
     size_t batch_done;       // the rows of the batch unfiltered already (two Paeth rows go together)
     uint8_t *buffer;         // READ_SIZE bytes, when reading from fd
     size_t release_window;   // mio_pngfast_release_behind's, or 0
+    size_t page;             // the page size, read once there
     size_t released;         // the bytes of `data` let go, from its start
     char message[128];
 };
@@ -114,8 +115,7 @@ static int chunk_header(mio_pngfast *png, uint32_t *length, uint8_t name[4]) {
 // back in its own state).
 static void release_behind(mio_pngfast *png) {
     if (png->release_window == 0) return;
-    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    const size_t upto = png->offset / page * page;
+    const size_t upto = png->offset / png->page * png->page;
     if (upto < png->released + png->release_window) return;
     if (madvise((void *)(png->data + png->released), upto - png->released, MADV_DONTNEED) == 0) png->released = upto;
 }
@@ -185,8 +185,9 @@ static long inflate_into(mio_pngfast *png, uint8_t *out, size_t length) {
 size_t mio_pngfast_state_bytes(void) { return sizeof(mio_pngfast) + READ_SIZE; }
 
 void mio_pngfast_release_behind(mio_pngfast *png, size_t window) {
-    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    if (png->data != NULL && window > 0) png->release_window = (window + page - 1) / page * page;
+    if (png->data == NULL || window == 0) return;
+    png->page = (size_t)sysconf(_SC_PAGESIZE);
+    png->release_window = (window + png->page - 1) / png->page * png->page;
 }
 
 size_t mio_pngfast_released(const mio_pngfast *png) { return png->released; }

@@ -7,10 +7,11 @@ import Foundation
 /// or WebP without an ICC profile, not cropped, metadata stripped) is resampled straight into
 /// those pixels. The new image, the float import, the turn, the depth and the export are then
 /// MagickIO's own: the quanta ImageMagick's float import makes (``cmc_float_quanta``), each row
-/// written where ImageMagick's flop, flip, rotate, transpose and transverse would move it. Everything else in the snapshot is the
-/// same for every such thumbnail of one kind but its size, so it is taken once a process from
-/// ImageMagick's own path run on a 2x3 picture of that kind (``template(_:)``), and refused (the
-/// wand path runs) unless it holds no page offset, profile or property.
+/// written where ImageMagick's flop, flip, rotate, transpose and transverse would move it.
+/// Everything else in the snapshot is the same for every such thumbnail of one kind but its size,
+/// so it is taken once a process from ImageMagick's own path run on a 2x3 picture of that kind
+/// (``template(_:)``), and refused (the wand path runs) unless it holds no page offset, profile or
+/// property.
 ///
 /// Only on ImageMagick 6.9 (``JPEGWriter/reproducesImageMagick`` without
 /// ``JPEGWriter/movesQuantaToDepth``): there the build's depth of 8 leaves the quanta as the import
