@@ -138,7 +138,8 @@ let package = Package(
             dependencies: ["MagickIO"],
             path: "Tests/StressRunner"
         ),
-        // The README's examples, compiled in sync and async contexts and run by ExamplesTests.
+        // The README's examples (the remote one aside: the examples package compiles it, with the
+        // `Remote` trait), compiled in sync and async contexts and run by ExamplesTests.
         .executableTarget(
             name: "APIExamples",
             dependencies: ["MagickIO"],

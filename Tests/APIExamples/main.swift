@@ -1,6 +1,6 @@
 // The README's and the Getting Started article's examples, verbatim (ExamplesTests checks that
-// every Swift block of both is here), compiled in the contexts the README names and run by ExamplesTests in a folder holding
-// a `photo.jpg`: `APIExamples`. Top-level code with an `await` and a `catch let error as
+// every Swift block of both is here, but the remote one, below), compiled in the contexts the
+// README names and run by ExamplesTests in a folder holding a `photo.jpg`: `APIExamples`. Top-level code with an `await` and a `catch let error as
 // MagickIOError` in it is also the pattern that crashed swift-frontend 6.3.1 while MagickIO's
 // functions used typed throws: building this target is the regression test.
 import Foundation
