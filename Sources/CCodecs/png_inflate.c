@@ -29,6 +29,9 @@ enum { READ_SIZE = 1 << 16 };  // the most read from the file at once (the descr
 // after the one read must be there. 16 rows of a 6000-pixel RGBA picture are 384 KB, within the
 // decoder's row buffers that DecodeEstimate.streamed counts (64 floats a pixel of width).
 enum { BATCH_ROWS = 16 };
+// Batches a decoder that lends its rows (mio_pngfast_lend_rows) keeps: a row lent stays where it
+// is while the rows of the other batches are inflated and lent after it.
+enum { LENT_BATCHES = 3 };
 
 struct mio_pngfast {
     struct inflate_state inflate;
@@ -44,9 +47,13 @@ struct mio_pngfast {
     int bpp;                 // bytes a pixel: 3 or 4
     uint32_t rows_left;
     int started;             // the zlib header is read
-    // BATCH_ROWS + 1 rows of row_bytes + 1 (the filter byte first): the row before the batch,
-    // unfiltered (zeros before the first), then the rows inflated, unfiltered as they are read.
-    uint8_t *batch;
+    // Rows of row_bytes + 1 (the filter byte first): one of zeros (the row above the first), then
+    // `batches` batches of BATCH_ROWS rows, filled in turn, unfiltered as they are read.
+    uint8_t *rows;
+    size_t batches;          // 1, or LENT_BATCHES once the decoder lends its rows
+    size_t batch_index;      // the batch being read
+    uint8_t *batch;          // its first row
+    const uint8_t *above;    // the row above the next one to unfilter (unfiltered, its filter byte first)
     size_t batch_rows;       // the rows of the batch that were inflated whole
     size_t batch_next;       // the next of them to read, from 1
     int batch_short;         // the stream ended within the row after them
@@ -213,10 +220,12 @@ mio_pngfast *mio_pngfast_create(const uint8_t *data, int fd, size_t size, size_t
     idat_limit += 6 + 5 * (idat_limit / factor + 1);
     idat_limit = idat_limit < 0x7fffffffu ? idat_limit : 0x7fffffffu;
     png->idat_limit = png->chunk_limit < idat_limit ? idat_limit : png->chunk_limit;
-    png->batch = calloc(BATCH_ROWS + 1, png->row_bytes + 1);
+    png->batches = 1;
+    png->rows = calloc(1 + BATCH_ROWS, png->row_bytes + 1);
+    png->above = png->rows;
     png->batch_next = 1;
     png->buffer = data == NULL ? malloc(READ_SIZE) : NULL;
-    if (png->batch == NULL || (data == NULL && png->buffer == NULL)) {
+    if (png->rows == NULL || (data == NULL && png->buffer == NULL)) {
         mio_pngfast_destroy(png);
         return NULL;
     }
@@ -241,7 +250,7 @@ mio_pngfast *mio_pngfast_create(const uint8_t *data, int fd, size_t size, size_t
 
 void mio_pngfast_destroy(mio_pngfast *png) {
     if (png == NULL) return;
-    free(png->batch);
+    free(png->rows);
     free(png->buffer);
     free(png);
 }
@@ -406,30 +415,52 @@ static inline __attribute__((always_inline)) void paeth_pair_sse2(uint8_t *restr
 #define UNFILTER unfilter
 #endif
 
-int mio_pngfast_read_row(mio_pngfast *png, uint8_t *row) {
-    if (png->message[0] != 0) return -1;
-    if (png->rows_left == 0) return fail(png, "no rows left");
-    if (!png->started && zlib_header(png) != 0) return -1;
+int mio_pngfast_lend_rows(mio_pngfast *png) {
+    if (png->batches != 1 || png->batch_rows != 0 || png->message[0] != 0) return -1;
+    const size_t stride = png->row_bytes + 1;
+    uint8_t *rows = calloc(1 + LENT_BATCHES * BATCH_ROWS, stride);
+    if (rows == NULL) return -1;
+    free(png->rows);
+    png->rows = rows;
+    png->above = rows;
+    png->batches = LENT_BATCHES;
+    return 0;
+}
+
+size_t mio_pngfast_rows_kept(const mio_pngfast *png) { return (png->batches - 1) * BATCH_ROWS; }
+
+const uint8_t *mio_pngfast_next_row(mio_pngfast *png) {
+    if (png->message[0] != 0) return NULL;
+    if (png->rows_left == 0) return fail(png, "no rows left"), NULL;
+    if (!png->started && zlib_header(png) != 0) return NULL;
     const size_t stride = png->row_bytes + 1;
     if (png->batch_next > png->batch_rows) {
         // The next rows, as many as are left up to BATCH_ROWS (never more: the stream must end
-        // after the last); the last one read stays as the row above the next batch.
-        if (png->batch_rows > 0) memcpy(png->batch, png->batch + png->batch_rows * stride, stride);
-        if (png->batch_short) return fail(png, "Not enough image data");
+        // after the last), into the next batch. The last row read is the row above them: where it
+        // lies when there are other batches, else copied first to the row of zeros' place.
+        if (png->batch_short) return fail(png, "Not enough image data"), NULL;
+        if (png->batch_rows > 0) {
+            png->batch_index = (png->batch_index + 1) % png->batches;
+            if (png->batches == 1) {
+                memcpy(png->rows, png->above, stride);
+                png->above = png->rows;
+            }
+        }
+        png->batch = png->rows + stride + png->batch_index * BATCH_ROWS * stride;
         size_t want = png->rows_left < BATCH_ROWS ? png->rows_left : BATCH_ROWS;
-        long got = inflate_into(png, png->batch + stride, want * stride);
-        if (got < 0) return -1;
+        long got = inflate_into(png, png->batch, want * stride);
+        if (got < 0) return NULL;
         png->batch_rows = (size_t)got / stride;
         png->batch_next = 1;
         png->batch_done = 0;
         png->batch_short = (size_t)got < want * stride;
-        if (png->batch_rows == 0) return fail(png, "Not enough image data");
+        if (png->batch_rows == 0) return fail(png, "Not enough image data"), NULL;
     }
-    uint8_t *current = png->batch + png->batch_next * stride;
+    uint8_t *current = png->batch + (png->batch_next - 1) * stride;
     int filter = current[0];
-    if (filter > 4) return fail(png, "bad adaptive filter value");
+    if (filter > 4) return fail(png, "bad adaptive filter value"), NULL;
     uint8_t *pixels = current + 1;
-    const uint8_t *up = current - stride + 1;
+    const uint8_t *up = png->above + 1;
     if (png->batch_done < png->batch_next) {
         // A constant bpp lets the compiler unroll each filter's loop.
 #if defined(PAETH_PAIR)
@@ -451,9 +482,16 @@ int mio_pngfast_read_row(mio_pngfast *png, uint8_t *row) {
             png->batch_done = png->batch_next;
         }
     }
-    memcpy(row, pixels, png->row_bytes);
+    png->above = current;
     png->batch_next += 1;
     png->rows_left -= 1;
+    return pixels;
+}
+
+int mio_pngfast_read_row(mio_pngfast *png, uint8_t *row) {
+    const uint8_t *pixels = mio_pngfast_next_row(png);
+    if (pixels == NULL) return -1;
+    memcpy(row, pixels, png->row_bytes);
     return 0;
 }
 

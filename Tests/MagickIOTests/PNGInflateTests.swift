@@ -71,6 +71,58 @@ struct PNGInflateTests {
         }
     }
 
+    @Test("lent rows (where ISA-L inflated them) are the rows read, each as it was while the rows kept are lent after it; through the pipeline too",
+          arguments: valid + noise + ["calibration 816x612"])
+    func lentRows(name: String) throws {
+        let data = name.hasPrefix("calibration")
+            ? try Data(contentsOf: CalibrationImages.file(.png, width: 816, height: 612)) : try Fixture.data(name)
+        let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: data.count)
+        defer { copy.deallocate() }
+        data.copyBytes(to: copy, count: data.count)
+        try Self.checkLentRows(UnsafePointer(copy), size: data.count, name: name)
+    }
+
+    static func checkLentRows(_ input: UnsafePointer<UInt8>, size: Int, name: String) throws {
+        do {
+            let reader = try PNGRows(input: input, descriptor: -1, size: size)
+            var read: [UInt8] = []
+            try reader.readAllRawRows(into: &read)
+            #expect(reader.startLending() == 0, "lending asked for after the rows were read")
+            #expect(try PNGRows(input: input, descriptor: -1, size: size, fastInflate: false).startLending() == 0)
+
+            let lender = try PNGRows(input: input, descriptor: -1, size: size)
+            let kept = lender.startLending()
+            #expect(kept == 32)
+            var lent: [UInt8] = [], recent: [(row: UnsafeRawPointer, bytes: [UInt8])] = [], changed = 0
+            for _ in 0..<lender.height {
+                let row = try lender.lendRawRow()
+                let bytes = Array(UnsafeRawBufferPointer(start: row, count: lender.rawRowBytes))
+                lent += bytes
+                recent.append((row, bytes))
+                if recent.count > kept + 1 { recent.removeFirst() }
+                changed += recent.filter { Array(UnsafeRawBufferPointer(start: $0.row, count: lender.rawRowBytes)) != $0.bytes }.count
+            }
+            try lender.finish()
+            #expect(lent == read && changed == 0, "\(name): \(changed) lent rows changed while kept")
+
+            // Through the pipeline (which takes the lent rows): the same rows, as floats.
+            let pipelined = PipelinedRows(try PNGRows(input: input, descriptor: -1, size: size))
+            let count = pipelined.width * pipelined.channels
+            let floats = UnsafeMutablePointer<Float>.allocate(capacity: 2 * count)
+            defer { floats.deallocate() }
+            var different = 0
+            for y in 0..<pipelined.height {
+                try pipelined.readRow(into: floats)
+                read.withUnsafeBufferPointer { SampleConversion.convert($0.baseAddress! + y * count, count: count, into: floats + count) }
+                different += (0..<count).filter { floats[$0] != floats[count + $0] }.count
+            }
+            try pipelined.finish()
+            #expect(different == 0, "\(name): \(different) samples differ through the pipeline")
+        } catch {
+            Issue.record("\(name): \(error)")
+        }
+    }
+
     @Test("damage stops both paths; the thumbnail is then ImageMagick's, error or pixels", arguments: damaged)
     func damage(name: String) throws {
         for descriptor in [false, true] {

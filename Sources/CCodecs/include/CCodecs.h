@@ -143,7 +143,8 @@ typedef struct mio_pngfast mio_pngfast;
 // The rows of an 8-bit, non-interlaced RGB (`channels` 3) or RGBA (4) PNG whose chunks before the
 // image data libpng has read (mio_png_open): from `offset` (mio_png_offset), the first IDAT's
 // data, in `data` or `fd` of `size` bytes. `chunk_limit` as mio_png_create's. NULL when it cannot
-// start. Reads the file in pieces of at most 64 KiB; holds BATCH_ROWS + 1 rows and ISA-L's state.
+// start. Reads the file in pieces of at most 64 KiB; holds 17 rows (49 once it lends them) and
+// ISA-L's state.
 mio_pngfast *mio_pngfast_create(const uint8_t *data, int fd, size_t size, size_t offset, uint32_t width,
                                 uint32_t height, int channels, size_t chunk_limit);
 void mio_pngfast_destroy(mio_pngfast *png);
@@ -158,6 +159,14 @@ void mio_pngfast_release_behind(mio_pngfast *png, size_t window);
 size_t mio_pngfast_released(const mio_pngfast *png);
 // Inflates and unfilters the next row into `row` (width * channels bytes). 0 on success.
 int mio_pngfast_read_row(mio_pngfast *png, uint8_t *row);
+// Before the first row: keep three batches of 16 rows, not one, so that a row given by
+// mio_pngfast_next_row stays where it is while mio_pngfast_rows_kept more are given after it.
+// 0 on success.
+int mio_pngfast_lend_rows(mio_pngfast *png);
+size_t mio_pngfast_rows_kept(const mio_pngfast *png);
+// Inflates and unfilters the next row where it was inflated, and gives it (width * channels
+// bytes, read-only): no copy. NULL on failure (mio_pngfast_message).
+const uint8_t *mio_pngfast_next_row(mio_pngfast *png);
 // After the last row: the zlib stream's end and Adler-32, then every chunk to IEND. 0 on success.
 int mio_pngfast_finish(mio_pngfast *png);
 const char *mio_pngfast_message(const mio_pngfast *png);

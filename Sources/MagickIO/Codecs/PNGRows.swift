@@ -12,8 +12,9 @@ import Foundation
 /// libpng's zlib, under the rules libpng applies (CRCs, Adler-32, IDAT contiguity, too much or too
 /// little data, IEND); whatever it doubts is a fallback too. `fastInflate: false` keeps libpng's
 /// rows throughout (the parity tests). In a decode worker that path reads the file where it lies
-/// (``mapsFile(size:)``).
-final class PNGRows: RawRowSource {
+/// (``mapsFile(size:)``); decoded on a second thread (``PipelinedRows``) it lends its rows where
+/// ISA-L inflated them (``RowLender``), three batches of 16 kept rather than one.
+final class PNGRows: RowLender {
     private let decoder: OpaquePointer
     /// The ISA-L path, when it took the image data.
     private var fast: OpaquePointer?
@@ -152,6 +153,21 @@ final class PNGRows: RawRowSource {
 
     /// Whether ISA-L inflates the image data (else libpng's rows).
     var inflatesWithISAL: Bool { fast != nil }
+
+    func startLending() -> Int {
+        guard let fast, rowsRead == 0, mio_pngfast_lend_rows(fast) == 0 else { return 0 }
+        return Int(mio_pngfast_rows_kept(fast))
+    }
+
+    func lendRawRow() throws(RowSourceFailure) -> UnsafeRawPointer {
+        guard let fast else { throw .fallback("libpng's rows are not lent") }
+        guard let row = mio_pngfast_next_row(fast) else {
+            try checkFast(-1)
+            throw .fallback("PNG image data")
+        }
+        rowsRead += 1
+        return UnsafeRawPointer(row)
+    }
 
     private func checkFast(_ status: Int32) throws(RowSourceFailure) {
         guard status != 0, let fast else { return }

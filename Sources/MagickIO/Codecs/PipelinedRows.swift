@@ -5,7 +5,8 @@ import Synchronization
 /// the resampler then run on two cores at once (for one big image, when a core is idle, as
 /// ``AdmissionGate``, which counts the decodes under way, says). The rows pass through a ring of
 /// `slots` rows as the decoder gives them (bytes); the reader converts each to floats, so that the
-/// decoder's thread only decodes.
+/// decoder's thread only decodes. A decoder that lends its rows (``RowLender``) passes only where
+/// each lies, and the ring is no longer than the rows a lent one outlives: no row is copied.
 ///
 /// The decoder thread is always joined before the source can go away: by ``finish()``, which lets
 /// it read to the end, or by ``stop()`` (also run when the pipeline is released), which makes it
@@ -65,7 +66,11 @@ final class PipelinedRows: RowSource {
         let source: RawRowSource
         let slots: Int
         let rowBytes: Int
-        let buffer: UnsafeMutableRawPointer
+        /// The rows, when the source reads each into a slot.
+        let buffer: UnsafeMutableRawPointer?
+        /// The source, when it lends its rows, and where each of the ring's lies.
+        let lender: RowLender?
+        let lent: UnsafeMutablePointer<UnsafeRawPointer?>?
         let condition = NSCondition()
         var produced = 0
         var consumed = 0
@@ -84,17 +89,35 @@ final class PipelinedRows: RowSource {
 
         init(source: RawRowSource, slots: Int) {
             self.source = source
-            self.slots = slots
-            batch = max(1, slots / 4)
             rowBytes = (source.rawRowBytes + 63) / 64 * 64
-            buffer = .allocate(byteCount: slots * rowBytes, alignment: 64)
+            let kept = (source as? RowLender)?.startLending() ?? 0
+            if kept > 0 {
+                lender = source as? RowLender
+                self.slots = min(slots, kept)
+                lent = .allocate(capacity: self.slots)
+                lent?.initialize(repeating: nil, count: self.slots)
+                buffer = nil
+            } else {
+                lender = nil
+                self.slots = slots
+                lent = nil
+                buffer = .allocate(byteCount: slots * rowBytes, alignment: 64)
+            }
+            batch = max(1, self.slots / 4)
         }
 
         deinit {
-            buffer.deallocate()
+            buffer?.deallocate()
+            lent?.deallocate()
         }
 
-        func slot(_ y: Int) -> UnsafeMutableRawPointer { buffer + (y % slots) * rowBytes }
+        /// Where row `y` is read into (rows not lent).
+        func slot(_ y: Int) -> UnsafeMutableRawPointer { buffer.unsafelyUnwrapped + (y % slots) * rowBytes }
+
+        /// Where row `y` lies for the reader, once it is produced.
+        func row(_ y: Int) -> UnsafeRawPointer {
+            if let lent { lent[y % slots].unsafelyUnwrapped } else { UnsafeRawPointer(slot(y)) }
+        }
 
         /// The decoder thread: every row into the ring, then the rest of the file.
         func produce() {
@@ -111,7 +134,13 @@ final class PipelinedRows: RowSource {
                 condition.unlock()
                 if stop { break }
                 do throws(RowSourceFailure) {
-                    try source.readRawRow(into: slot(y))
+                    // A lent row's slot is free: the reader is done with the row `slots` before,
+                    // which the lender keeps (and no older one) while this one is made.
+                    if let lender, let lent {
+                        lent[y % slots] = try lender.lendRawRow()
+                    } else {
+                        try source.readRawRow(into: slot(y))
+                    }
                 } catch let failed {
                     error = failed
                     break
@@ -151,7 +180,7 @@ final class PipelinedRows: RowSource {
                 throw failure
             }
             condition.unlock()
-            use(slot(consumed))
+            use(row(consumed))
             condition.lock()
             consumed += 1
             if writerWaiting, produced - consumed <= slots - batch { condition.broadcast() }
