@@ -26,8 +26,9 @@
 
 enum { READ_SIZE = 1 << 16 };  // the most read from the file at once (the descriptor case)
 // Rows inflated at a time: two Paeth rows are unfiltered together (paeth_pair_sse2), so the row
-// after the one read must be there. 16 rows of a 6000-pixel RGBA picture are 384 KB, within the
-// decoder's row buffers that DecodeEstimate.streamed counts (64 floats a pixel of width).
+// after the one read must be there. 16 rows of a 6000-pixel RGBA picture are 384 KB; 48 are kept
+// where the rows are lent (in place of PipelinedRows' 32-row ring): within the decoder's row
+// buffers that DecodeEstimate.streamed counts (64 floats a pixel of width).
 enum { BATCH_ROWS = 16 };
 // Batches a decoder that lends its rows (mio_pngfast_lend_rows) keeps: a row lent stays where it
 // is while the rows of the other batches are inflated and lent after it.
@@ -418,13 +419,17 @@ static inline __attribute__((always_inline)) void paeth_pair_sse2(uint8_t *restr
 int mio_pngfast_lend_rows(mio_pngfast *png) {
     if (png->batches != 1 || png->batch_rows != 0 || png->message[0] != 0) return -1;
     const size_t stride = png->row_bytes + 1;
-    uint8_t *rows = calloc(1 + LENT_BATCHES * BATCH_ROWS, stride);
-    if (rows == NULL) return -1;
+    // The one batch goes first, so that the two are never held at once.
     free(png->rows);
-    png->rows = rows;
-    png->above = rows;
-    png->batches = LENT_BATCHES;
-    return 0;
+    png->rows = calloc(1 + LENT_BATCHES * BATCH_ROWS, stride);
+    if (png->rows != NULL) {
+        png->batches = LENT_BATCHES;
+    } else if ((png->rows = calloc(1 + BATCH_ROWS, stride)) == NULL) {
+        png->above = NULL;
+        return fail(png, "out of memory");
+    }
+    png->above = png->rows;
+    return png->batches == LENT_BATCHES ? 0 : -1;
 }
 
 size_t mio_pngfast_rows_kept(const mio_pngfast *png) { return (png->batches - 1) * BATCH_ROWS; }

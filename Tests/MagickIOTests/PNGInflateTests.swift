@@ -107,6 +107,7 @@ struct PNGInflateTests {
 
             // Through the pipeline (which takes the lent rows): the same rows, as floats.
             let pipelined = PipelinedRows(try PNGRows(input: input, descriptor: -1, size: size))
+            #expect(pipelined.passesLentRows)
             let count = pipelined.width * pipelined.channels
             let floats = UnsafeMutablePointer<Float>.allocate(capacity: 2 * count)
             defer { floats.deallocate() }

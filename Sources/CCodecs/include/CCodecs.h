@@ -161,7 +161,8 @@ size_t mio_pngfast_released(const mio_pngfast *png);
 int mio_pngfast_read_row(mio_pngfast *png, uint8_t *row);
 // Before the first row: keep three batches of 16 rows, not one, so that a row given by
 // mio_pngfast_next_row stays where it is while mio_pngfast_rows_kept more are given after it.
-// 0 on success.
+// 0 on success; -1 after the first row, when asked twice, or where memory for the batches is
+// wanting (then the decoder goes on with one batch, or has failed if even that is wanting).
 int mio_pngfast_lend_rows(mio_pngfast *png);
 size_t mio_pngfast_rows_kept(const mio_pngfast *png);
 // Inflates and unfilters the next row where it was inflated, and gives it (width * channels

@@ -54,14 +54,19 @@ final class PipelinedRows: RowSource {
         try ring.drain()
     }
 
+    /// Whether the rows pass where the decoder lent them (``RowLender``), not copied into the ring.
+    var passesLentRows: Bool { ring.lender != nil }
+
     /// Stops the decoder thread at its next row and waits for it.
     func stop() {
         ring.abandon()
     }
 
     /// The state both threads share, under one lock.
-    /// `@unchecked Sendable`: the slots and counters are touched only under the lock; the decoder
-    /// is used by the producer thread alone until it is joined.
+    /// `@unchecked Sendable`: the counters are touched only under the lock; a slot (a row, or
+    /// where a lent row lies) is written by the producer only while the counters, read under the
+    /// lock, show the reader is off it; the decoder is used by the producer thread alone until it
+    /// is joined.
     private final class Ring: @unchecked Sendable {
         let source: RawRowSource
         let slots: Int

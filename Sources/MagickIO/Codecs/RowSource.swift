@@ -50,7 +50,8 @@ protocol RawRowSource: RowSource {
 /// 25 MP PNG, the thread the thumbnail waits on.
 protocol RowLender: RawRowSource {
     /// Before the first row: makes the source lend its rows, and says how many more rows a lent
-    /// one stays as it is while they are lent; 0 where it cannot lend (its rows are read as before).
+    /// one stays as it is while they are lent; 0 where it cannot lend (its rows are read as before),
+    /// and when asked a second time.
     func startLending() -> Int
     /// The next row, ``RawRowSource/rawRowBytes`` bytes where the decoder holds it (read-only).
     func lendRawRow() throws(RowSourceFailure) -> UnsafeRawPointer
