@@ -161,17 +161,19 @@ final class PNGRows: RowLender {
 
     func lendRawRow() throws(RowSourceFailure) -> UnsafeRawPointer {
         guard let fast else { throw .fallback("libpng's rows are not lent") }
-        guard let row = mio_pngfast_next_row(fast) else {
-            try checkFast(-1)
-            throw .fallback("PNG image data")
-        }
+        guard let row = mio_pngfast_next_row(fast) else { throw fastFailure(fast) }
         rowsRead += 1
         return UnsafeRawPointer(row)
     }
 
     private func checkFast(_ status: Int32) throws(RowSourceFailure) {
         guard status != 0, let fast else { return }
-        throw .fallback("PNG image data: \(String(cString: mio_pngfast_message(fast)))")
+        throw fastFailure(fast)
+    }
+
+    /// Why ISA-L's inflate stopped, as the fallback's reason.
+    private func fastFailure(_ fast: OpaquePointer) -> RowSourceFailure {
+        .fallback("PNG image data: \(String(cString: mio_pngfast_message(fast)))")
     }
 
     private func checkWarnings() throws(RowSourceFailure) {

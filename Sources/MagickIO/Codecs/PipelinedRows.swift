@@ -55,7 +55,7 @@ final class PipelinedRows: RowSource {
     }
 
     /// Whether the rows pass where the decoder lent them (``RowLender``), not copied into the ring.
-    var passesLentRows: Bool { ring.lender != nil }
+    var passesLentRows: Bool { if case .lent = ring.rows { true } else { false } }
 
     /// Stops the decoder thread at its next row and waits for it.
     func stop() {
@@ -71,11 +71,14 @@ final class PipelinedRows: RowSource {
         let source: RawRowSource
         let slots: Int
         let rowBytes: Int
-        /// The rows, when the source reads each into a slot.
-        let buffer: UnsafeMutableRawPointer?
-        /// The source, when it lends its rows, and where each of the ring's lies.
-        let lender: RowLender?
-        let lent: UnsafeMutablePointer<UnsafeRawPointer?>?
+        /// Where the ring's rows lie.
+        enum Rows {
+            /// Each row read into a slot of this buffer.
+            case slots(UnsafeMutableRawPointer)
+            /// The source lends its rows; where each of the ring's lies.
+            case lent(RowLender, UnsafeMutablePointer<UnsafeRawPointer?>)
+        }
+        let rows: Rows
         let condition = NSCondition()
         var produced = 0
         var consumed = 0
@@ -96,32 +99,31 @@ final class PipelinedRows: RowSource {
             self.source = source
             rowBytes = (source.rawRowBytes + 63) / 64 * 64
             let kept = (source as? RowLender)?.startLending() ?? 0
-            if kept > 0 {
-                lender = source as? RowLender
+            if kept > 0, let lender = source as? RowLender {
                 self.slots = min(slots, kept)
-                lent = .allocate(capacity: self.slots)
-                lent?.initialize(repeating: nil, count: self.slots)
-                buffer = nil
+                let lent = UnsafeMutablePointer<UnsafeRawPointer?>.allocate(capacity: self.slots)
+                lent.initialize(repeating: nil, count: self.slots)
+                rows = .lent(lender, lent)
             } else {
-                lender = nil
                 self.slots = slots
-                lent = nil
-                buffer = .allocate(byteCount: slots * rowBytes, alignment: 64)
+                rows = .slots(.allocate(byteCount: slots * rowBytes, alignment: 64))
             }
             batch = max(1, self.slots / 4)
         }
 
         deinit {
-            buffer?.deallocate()
-            lent?.deallocate()
+            switch rows {
+            case .slots(let buffer): buffer.deallocate()
+            case .lent(_, let lent): lent.deallocate()
+            }
         }
-
-        /// Where row `y` is read into (rows not lent).
-        func slot(_ y: Int) -> UnsafeMutableRawPointer { buffer.unsafelyUnwrapped + (y % slots) * rowBytes }
 
         /// Where row `y` lies for the reader, once it is produced.
         func row(_ y: Int) -> UnsafeRawPointer {
-            if let lent { lent[y % slots].unsafelyUnwrapped } else { UnsafeRawPointer(slot(y)) }
+            switch rows {
+            case .slots(let buffer): UnsafeRawPointer(buffer + (y % slots) * rowBytes)
+            case .lent(_, let lent): lent[y % slots].unsafelyUnwrapped
+            }
         }
 
         /// The decoder thread: every row into the ring, then the rest of the file.
@@ -141,10 +143,9 @@ final class PipelinedRows: RowSource {
                 do throws(RowSourceFailure) {
                     // A lent row's slot is free: the reader is done with the row `slots` before,
                     // which the lender keeps (and no older one) while this one is made.
-                    if let lender, let lent {
-                        lent[y % slots] = try lender.lendRawRow()
-                    } else {
-                        try source.readRawRow(into: slot(y))
+                    switch rows {
+                    case .slots(let buffer): try source.readRawRow(into: buffer + (y % slots) * rowBytes)
+                    case .lent(let lender, let lent): lent[y % slots] = try lender.lendRawRow()
                     }
                 } catch let failed {
                     error = failed
