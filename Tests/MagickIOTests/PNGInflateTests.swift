@@ -124,6 +124,54 @@ struct PNGInflateTests {
         }
     }
 
+    @Test("damage stops lent rows where it stops rows read, and the pipeline passes the failure on", arguments: damaged)
+    func damageWhileLending(name: String) throws {
+        let data = try Fixture.data(name)
+        let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: data.count)
+        defer { copy.deallocate() }
+        data.copyBytes(to: copy, count: data.count)
+        let input = UnsafePointer(copy)
+        var read: [UInt8] = []
+        let readFailure = Self.failure { () throws(RowSourceFailure) in
+            try PNGRows(input: input, descriptor: -1, size: data.count).readAllRawRows(into: &read)
+        }
+        var lent: [UInt8] = []
+        let lendFailure = Self.failure { () throws(RowSourceFailure) in
+            let lender = try PNGRows(input: input, descriptor: -1, size: data.count)
+            #expect(lender.startLending() == 32)
+            for _ in 0..<lender.height {
+                lent += UnsafeRawBufferPointer(start: try lender.lendRawRow(), count: lender.rawRowBytes)
+            }
+            try lender.finish()
+        }
+        let pipeFailure = Self.failure { () throws(RowSourceFailure) in
+            let pipelined = PipelinedRows(try PNGRows(input: input, descriptor: -1, size: data.count))
+            #expect(pipelined.passesLentRows)
+            let row = UnsafeMutablePointer<Float>.allocate(capacity: pipelined.width * pipelined.channels)
+            defer { row.deallocate() }
+            for _ in 0..<pipelined.height { try pipelined.readRow(into: row) }
+            try pipelined.finish()
+        }
+        for (path, failure) in [("read", readFailure), ("lent", lendFailure), ("pipelined", pipeFailure)] {
+            guard case .fallback(let reason) = failure else {
+                Issue.record("\(name): the \(path) rows ended with \(String(describing: failure))")
+                continue
+            }
+            #expect(!reason.isEmpty)
+        }
+        #expect(lent == read, "\(name): the rows lent before the damage are not the rows read")
+    }
+
+    /// How `body` failed (nil where it did not).
+    static func failure(_ body: () throws(RowSourceFailure) -> Void) -> RowSourceFailure? {
+        do throws(RowSourceFailure) {
+            try body()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     @Test("damage stops both paths; the thumbnail is then ImageMagick's, error or pixels", arguments: damaged)
     func damage(name: String) throws {
         for descriptor in [false, true] {
