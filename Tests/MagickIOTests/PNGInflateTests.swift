@@ -124,13 +124,21 @@ struct PNGInflateTests {
         }
     }
 
-    @Test("damage stops lent rows where it stops rows read, and the pipeline passes the failure on", arguments: damaged)
+    /// The rows each damaged fixture gives before its damage stops it (23: all, then its end fails).
+    static let rowsBeforeDamage = ["pnginflate-bad-crc.png": 0, "pnginflate-bad-adler.png": 16, "pnginflate-truncated.png": 0,
+                                   "pnginflate-too-little.png": 22, "pnginflate-too-much.png": 23, "pnginflate-trailing.png": 23,
+                                   "pnginflate-bad-filter.png": 5, "pnginflate-no-iend.png": 23]
+
+    @Test("damage stops lent rows where it stops rows read, and the pipeline passes the rows before it and the failure on", arguments: damaged)
     func damageWhileLending(name: String) throws {
         let data = try Fixture.data(name)
         let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: data.count)
         defer { copy.deallocate() }
         data.copyBytes(to: copy, count: data.count)
         let input = UnsafePointer(copy)
+        let opened = try PNGRows(input: input, descriptor: -1, size: data.count)
+        #expect(opened.inflatesWithISAL)
+        let rowBytes = opened.rawRowBytes, samples = opened.width * opened.channels
         var read: [UInt8] = []
         let readFailure = Self.failure { () throws(RowSourceFailure) in
             try PNGRows(input: input, descriptor: -1, size: data.count).readAllRawRows(into: &read)
@@ -144,22 +152,39 @@ struct PNGInflateTests {
             }
             try lender.finish()
         }
+        var piped: [Float] = []
         let pipeFailure = Self.failure { () throws(RowSourceFailure) in
             let pipelined = PipelinedRows(try PNGRows(input: input, descriptor: -1, size: data.count))
             #expect(pipelined.passesLentRows)
-            let row = UnsafeMutablePointer<Float>.allocate(capacity: pipelined.width * pipelined.channels)
+            let row = UnsafeMutablePointer<Float>.allocate(capacity: samples)
             defer { row.deallocate() }
-            for _ in 0..<pipelined.height { try pipelined.readRow(into: row) }
+            for _ in 0..<pipelined.height {
+                try pipelined.readRow(into: row)
+                piped += UnsafeBufferPointer(start: row, count: samples)
+            }
             try pipelined.finish()
         }
+        var reasons: [String] = []
         for (path, failure) in [("read", readFailure), ("lent", lendFailure), ("pipelined", pipeFailure)] {
             guard case .fallback(let reason) = failure else {
                 Issue.record("\(name): the \(path) rows ended with \(String(describing: failure))")
                 continue
             }
-            #expect(!reason.isEmpty)
+            reasons.append(reason)
         }
-        #expect(lent == read, "\(name): the rows lent before the damage are not the rows read")
+        #expect(Set(reasons).count == 1 && reasons.allSatisfy { !$0.hasSuffix(": ") }, "\(name): \(reasons)")
+        let rows = try #require(Self.rowsBeforeDamage[name])
+        #expect(read.count == rows * rowBytes, "\(name): \(read.count / rowBytes) rows read before the damage")
+        let lentAsRead = lent == read
+        #expect(lentAsRead, "\(name): \(lent.count / rowBytes) rows lent before the damage, \(rows) read, or not the rows read")
+        var expected = [Float](repeating: 0, count: read.count)
+        if !read.isEmpty {
+            read.withUnsafeBufferPointer { bytes in
+                expected.withUnsafeMutableBufferPointer { SampleConversion.convert(bytes.baseAddress!, count: bytes.count, into: $0.baseAddress!) }
+            }
+        }
+        let pipedAsRead = piped == expected
+        #expect(pipedAsRead, "\(name): \(piped.count / max(samples, 1)) rows through the pipeline, \(rows) read, or not the rows read")
     }
 
     /// How `body` failed (nil where it did not).
