@@ -73,8 +73,8 @@ final class PipelinedRows: RowSource {
         let rowBytes: Int
         /// Where the ring's rows lie.
         enum Rows {
-            /// Each row read into a slot of this buffer.
-            case slots(UnsafeMutableRawPointer)
+            /// Each row copied into a slot of this buffer.
+            case copied(UnsafeMutableRawPointer)
             /// The source lends its rows; where each of the ring's lies.
             case lent(RowLender, UnsafeMutablePointer<UnsafeRawPointer?>)
         }
@@ -98,30 +98,32 @@ final class PipelinedRows: RowSource {
         init(source: RawRowSource, slots: Int) {
             self.source = source
             rowBytes = (source.rawRowBytes + 63) / 64 * 64
-            let kept = (source as? RowLender)?.startLending() ?? 0
-            if kept > 0, let lender = source as? RowLender {
+            if let lender = source as? RowLender, case let kept = lender.startLending(), kept > 0 {
                 self.slots = min(slots, kept)
                 let lent = UnsafeMutablePointer<UnsafeRawPointer?>.allocate(capacity: self.slots)
                 lent.initialize(repeating: nil, count: self.slots)
                 rows = .lent(lender, lent)
             } else {
                 self.slots = slots
-                rows = .slots(.allocate(byteCount: slots * rowBytes, alignment: 64))
+                rows = .copied(.allocate(byteCount: slots * rowBytes, alignment: 64))
             }
             batch = max(1, self.slots / 4)
         }
 
         deinit {
             switch rows {
-            case .slots(let buffer): buffer.deallocate()
+            case .copied(let buffer): buffer.deallocate()
             case .lent(_, let lent): lent.deallocate()
             }
         }
 
+        /// Where row `y` is copied to in `buffer`.
+        func slot(_ y: Int, in buffer: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer { buffer + (y % slots) * rowBytes }
+
         /// Where row `y` lies for the reader, once it is produced.
         func row(_ y: Int) -> UnsafeRawPointer {
             switch rows {
-            case .slots(let buffer): UnsafeRawPointer(buffer + (y % slots) * rowBytes)
+            case .copied(let buffer): UnsafeRawPointer(slot(y, in: buffer))
             case .lent(_, let lent): lent[y % slots].unsafelyUnwrapped
             }
         }
@@ -144,7 +146,7 @@ final class PipelinedRows: RowSource {
                     // A lent row's slot is free: the reader is done with the row `slots` before,
                     // which the lender keeps (and no older one) while this one is made.
                     switch rows {
-                    case .slots(let buffer): try source.readRawRow(into: buffer + (y % slots) * rowBytes)
+                    case .copied(let buffer): try source.readRawRow(into: slot(y, in: buffer))
                     case .lent(let lender, let lent): lent[y % slots] = try lender.lendRawRow()
                     }
                 } catch let failed {
