@@ -106,19 +106,9 @@ struct PNGInflateTests {
             #expect(lent == read && changed == 0, "\(name): \(changed) lent rows changed while kept")
 
             // Through the pipeline (which takes the lent rows): the same rows, as floats.
-            let pipelined = PipelinedRows(try PNGRows(input: input, descriptor: -1, size: size))
-            #expect(pipelined.passesLentRows)
-            let count = pipelined.width * pipelined.channels
-            let floats = UnsafeMutablePointer<Float>.allocate(capacity: 2 * count)
-            defer { floats.deallocate() }
-            var different = 0
-            for y in 0..<pipelined.height {
-                try pipelined.readRow(into: floats)
-                read.withUnsafeBufferPointer { SampleConversion.convert($0.baseAddress! + y * count, count: count, into: floats + count) }
-                different += (0..<count).filter { floats[$0] != floats[count + $0] }.count
-            }
-            try pipelined.finish()
-            #expect(different == 0, "\(name): \(different) samples differ through the pipeline")
+            let piped = pipedRows(input, size: size)
+            let pipedAsRead = piped.floats == floats(read)
+            #expect(piped.failure == nil && pipedAsRead, "\(name): \(piped.floats.count) samples through the pipeline (\(String(describing: piped.failure))), \(read.count) read, or not the rows read")
         } catch {
             Issue.record("\(name): \(error)")
         }
@@ -152,18 +142,7 @@ struct PNGInflateTests {
             }
             try lender.finish()
         }
-        var piped: [Float] = []
-        let pipeFailure = Self.failure { () throws(RowSourceFailure) in
-            let pipelined = PipelinedRows(try PNGRows(input: input, descriptor: -1, size: data.count))
-            #expect(pipelined.passesLentRows)
-            let row = UnsafeMutablePointer<Float>.allocate(capacity: samples)
-            defer { row.deallocate() }
-            for _ in 0..<pipelined.height {
-                try pipelined.readRow(into: row)
-                piped += UnsafeBufferPointer(start: row, count: samples)
-            }
-            try pipelined.finish()
-        }
+        let (piped, pipeFailure) = Self.pipedRows(input, size: data.count)
         var reasons: [String] = []
         for (path, failure) in [("read", readFailure), ("lent", lendFailure), ("pipelined", pipeFailure)] {
             guard case .fallback(let reason) = failure else {
@@ -177,14 +156,38 @@ struct PNGInflateTests {
         #expect(read.count == rows * rowBytes, "\(name): \(read.count / rowBytes) rows read before the damage")
         let lentAsRead = lent == read
         #expect(lentAsRead, "\(name): \(lent.count / rowBytes) rows lent before the damage, \(rows) read, or not the rows read")
-        var expected = [Float](repeating: 0, count: read.count)
-        if !read.isEmpty {
-            read.withUnsafeBufferPointer { bytes in
-                expected.withUnsafeMutableBufferPointer { SampleConversion.convert(bytes.baseAddress!, count: bytes.count, into: $0.baseAddress!) }
+        let pipedAsRead = piped == Self.floats(read)
+        #expect(pipedAsRead, "\(name): \(piped.count / max(samples, 1)) rows through the pipeline, \(rows) read, or not the rows read")
+    }
+
+    /// The rows through the pipeline (which must take them lent), as floats, to the end or the
+    /// failure; and the failure.
+    static func pipedRows(_ input: UnsafePointer<UInt8>, size: Int) -> (floats: [Float], failure: RowSourceFailure?) {
+        var floats: [Float] = []
+        let failure = failure { () throws(RowSourceFailure) in
+            let pipelined = PipelinedRows(try PNGRows(input: input, descriptor: -1, size: size))
+            #expect(pipelined.passesLentRows)
+            let samples = pipelined.width * pipelined.channels
+            let row = UnsafeMutablePointer<Float>.allocate(capacity: samples)
+            defer { row.deallocate() }
+            for _ in 0..<pipelined.height {
+                try pipelined.readRow(into: row)
+                floats += UnsafeBufferPointer(start: row, count: samples)
+            }
+            try pipelined.finish()
+        }
+        return (floats, failure)
+    }
+
+    /// 8-bit rows as the pipeline gives them: floats.
+    static func floats(_ bytes: [UInt8]) -> [Float] {
+        var floats = [Float](repeating: 0, count: bytes.count)
+        if !bytes.isEmpty {
+            bytes.withUnsafeBufferPointer { bytes in
+                floats.withUnsafeMutableBufferPointer { SampleConversion.convert(bytes.baseAddress!, count: bytes.count, into: $0.baseAddress!) }
             }
         }
-        let pipedAsRead = piped == expected
-        #expect(pipedAsRead, "\(name): \(piped.count / max(samples, 1)) rows through the pipeline, \(rows) read, or not the rows read")
+        return floats
     }
 
     /// How `body` failed (nil where it did not).
